@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * hpcc_law.h - the HPCC++ window law of draft-pan-tsvwg-hpccplus section 4.2
+ * (MeasureInflight, ComputeWind, NewAck) in integer fixed point.
+ *
+ * Pure C with no kernel headers, no floating point and no division wider
+ * than 32 bits, so the very same code runs in tcp_hpcc.ko and in the
+ * userspace unit tests (tests/unit/), where it is checked against a
+ * double-precision model of the draft's pseudocode.
+ *
+ * Fixed-point scales (see Documentation/tcp_hpcc.rst):
+ *   U, u', eta     HPCC_U_SHIFT: 1.0 == 1 << 20, saturating at HPCC_U_MAX
+ *   W, Wc, W_ai    bytes << HPCC_W_SHIFT (1/256 byte resolution)
+ *   T, ts          nanoseconds
+ *   B              Mbit/s, as carried on the wire
+ */
+#ifndef _HPCC_LAW_H
+#define _HPCC_LAW_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stdint.h>
+#endif
+
+#define HPCC_LAW_MAX_HOPS	8
+
+#define HPCC_U_SHIFT		20
+#define HPCC_U_ONE		(1ULL << HPCC_U_SHIFT)
+/* 2^20 times overloaded is as bad as it gets; keeps every product < 2^63. */
+#define HPCC_U_MAX		(HPCC_U_ONE << 20)
+
+#define HPCC_W_SHIFT		8
+/* Largest window the law represents: 2^32 bytes (4 GiB). */
+#define HPCC_W_LIMIT		(1ULL << (32 + HPCC_W_SHIFT))
+
+/* Largest base RTT the law accepts: 2^30 ns (about 1.07 s). */
+#define HPCC_T_LIMIT_NS		(1ULL << 30)
+
+/*
+ * A hop sample is ignored, and only remembered, when it is this far from the
+ * previous one: a clock gap above 2^32 ns (4.3 s: the flow was idle or probes
+ * were lost) or a byte count that went backwards (a counter reset, which
+ * reads as a huge unsigned delta). Normal wrap-around of the counters is
+ * handled by unsigned subtraction.
+ */
+#define HPCC_MAX_GAP_NS		(1ULL << 32)
+#define HPCC_MAX_DTX_BYTES	(1ULL << 50)
+
+/* B is in Mbit/s; B bytes/ns = rate_mbps / 8000. */
+#define HPCC_MBPS_PER_BYTE_NS	8000ULL
+
+/* One hop's telemetry, host byte order. */
+struct hpcc_sample {
+	uint64_t ts_ns;
+	uint64_t tx_bytes;
+	uint32_t qlen;
+	uint32_t rate_mbps;
+	uint32_t switch_id;
+	uint32_t port_id;
+};
+
+struct hpcc_law_cfg {
+	uint64_t t_ns;		/* T, base RTT, 1..HPCC_T_LIMIT_NS */
+	uint32_t eta;		/* target utilisation, HPCC_U_SHIFT, > 0 */
+	uint32_t max_stage;	/* additive-increase stages before MI */
+	uint64_t w_ai;		/* additive increase, bytes << W_SHIFT */
+	uint64_t w_min;		/* W bounds, bytes << W_SHIFT, */
+	uint64_t w_max;		/* 0 < w_min <= w_max <= HPCC_W_LIMIT */
+};
+
+struct hpcc_law {
+	uint64_t u;		/* U, EWMA of max normalised inflight */
+	uint64_t w;		/* W, window in force */
+	uint64_t wc;		/* Wc, reference window */
+	uint32_t inc_stage;
+	uint32_t last_update_seq;
+	uint32_t nhops;		/* samples in prev[] */
+	uint32_t bottleneck;	/* hop that set u in the last update */
+	struct hpcc_sample prev[HPCC_LAW_MAX_HOPS];
+};
+
+static inline int hpcc_fls64(uint64_t x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+/*
+ * 2^63 / d for d in [2^31, 2^32): a 16-bit seed from one 32/32-bit division,
+ * refined by one Newton-Raphson step to a relative error below 2^-28.
+ */
+static inline uint32_t hpcc_recip32(uint32_t d)
+{
+	const uint64_t two63 = 1ULL << 63;
+	uint64_t x = (uint64_t)(0xffffffffU / (d >> 16)) << 15;
+	uint64_t p = (uint64_t)d * x;
+
+	/* x' = x + x * (2^63 - d * x) / 2^63, with |2^63 - d * x| < 2^49 */
+	if (p <= two63)
+		x += (x * ((two63 - p) >> 20)) >> 43;
+	else
+		x -= (x * ((p - two63) >> 20)) >> 43;
+	return x > 0xffffffffU ? 0xffffffffU : (uint32_t)x;
+}
+
+/*
+ * (n << shift) / d rounded to nearest, relative error below 2^-27, without a
+ * 64-bit division. Saturates at UINT64_MAX, including for d == 0.
+ */
+static inline uint64_t hpcc_qdiv(uint64_t n, uint64_t d, unsigned int shift)
+{
+	int ln, ld, e;
+	uint32_t n32, d32;
+	uint64_t q;
+
+	if (!n)
+		return 0;
+	if (!d)
+		return UINT64_MAX;
+	ln = hpcc_fls64(n);
+	ld = hpcc_fls64(d);
+	n32 = ln > 32 ? n >> (ln - 32) : n << (32 - ln);
+	d32 = ld > 32 ? d >> (ld - 32) : d << (32 - ld);
+	/* n32 / d32 is in (1/2, 2): q = (n32 / d32) << 63 is in (2^62, 2^64) */
+	q = (uint64_t)n32 * hpcc_recip32(d32);
+	e = ln - ld + (int)shift - 63;
+	if (e >= 0) {
+		if (e > 63 || q > (UINT64_MAX >> e))
+			return UINT64_MAX;
+		return q << e;
+	}
+	if (e < -64)
+		return 0;
+	q >>= -e - 1;
+	return (q >> 1) + (q & 1);
+}
+
+static inline uint64_t hpcc_clamp(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Bottleneck BDP min_i(B_i) * T in W units; 0 when no hop reports B. */
+static inline uint64_t hpcc_path_bdp(const struct hpcc_sample *L,
+				     unsigned int nhops, uint64_t t_ns)
+{
+	uint32_t bmin = 0;
+	unsigned int i;
+
+	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++)
+		if (L[i].rate_mbps && (!bmin || L[i].rate_mbps < bmin))
+			bmin = L[i].rate_mbps;
+	if (!bmin)
+		return 0;
+	return hpcc_qdiv((uint64_t)bmin * t_ns, HPCC_MBPS_PER_BYTE_NS,
+			 HPCC_W_SHIFT);
+}
+
+/* Start (or restart) the law with W = Wc = w_init, U = 1 as the reference
+ * simulator does; the first report after this only records samples.
+ */
+static inline void hpcc_law_start(struct hpcc_law *s,
+				  const struct hpcc_law_cfg *c,
+				  uint64_t w_init, uint32_t snd_nxt)
+{
+	s->u = HPCC_U_ONE;
+	s->w = hpcc_clamp(w_init, c->w_min, c->w_max);
+	s->wc = s->w;
+	s->inc_stage = 0;
+	s->last_update_seq = snd_nxt;
+	s->nhops = 0;
+	s->bottleneck = 0;
+}
+
+/*
+ * MeasureInflight. u'_i = min(qlen, prev qlen) / (B_i T) + txRate_i / B_i;
+ * u = max_i u'_i with tau the sample interval of that hop, clamped to T;
+ * U = (1 - tau/T) U + (tau/T) u. A hop contributes only if it has a usable
+ * previous sample (same switch and port, B known, 0 < dt <= HPCC_MAX_GAP_NS,
+ * bytes not gone backwards). Where every u'_i is 0, the first usable hop
+ * gives tau, so that an idle path still pulls U down (the draft's strict
+ * "u' > u" would leave U frozen). Returns false when no hop was usable: the
+ * samples are only remembered.
+ */
+static inline bool hpcc_measure_inflight(struct hpcc_law *s,
+					 const struct hpcc_law_cfg *c,
+					 const struct hpcc_sample *L,
+					 unsigned int nhops)
+{
+	uint64_t u = 0, tau = 0, w;
+	bool found = false;
+	unsigned int i;
+
+	if (nhops > HPCC_LAW_MAX_HOPS)
+		nhops = HPCC_LAW_MAX_HOPS;
+	for (i = 0; i < nhops; i++) {
+		const struct hpcc_sample *p = &s->prev[i];
+		uint64_t dt, dtx, ui, qterm, rterm;
+		uint32_t minq;
+
+		if (i >= s->nhops || p->switch_id != L[i].switch_id ||
+		    p->port_id != L[i].port_id || !L[i].rate_mbps)
+			continue;
+		dt = L[i].ts_ns - p->ts_ns;
+		dtx = L[i].tx_bytes - p->tx_bytes;
+		if (!dt || dt > HPCC_MAX_GAP_NS || dtx > HPCC_MAX_DTX_BYTES)
+			continue;
+		minq = L[i].qlen < p->qlen ? L[i].qlen : p->qlen;
+		qterm = hpcc_qdiv((uint64_t)minq * HPCC_MBPS_PER_BYTE_NS,
+				  (uint64_t)L[i].rate_mbps * c->t_ns,
+				  HPCC_U_SHIFT);
+		rterm = hpcc_qdiv(dtx * HPCC_MBPS_PER_BYTE_NS,
+				  (uint64_t)L[i].rate_mbps * dt, HPCC_U_SHIFT);
+		ui = qterm + rterm;
+		if (ui > HPCC_U_MAX || ui < qterm)
+			ui = HPCC_U_MAX;
+		if (!found || ui > u) {
+			u = ui;
+			tau = dt;
+			s->bottleneck = i;
+		}
+		found = true;
+	}
+	for (i = 0; i < nhops; i++)
+		s->prev[i] = L[i];
+	s->nhops = nhops;
+	if (!found)
+		return false;
+	if (tau > c->t_ns)
+		tau = c->t_ns;
+	w = hpcc_qdiv(tau, c->t_ns, HPCC_U_SHIFT);
+	if (w > HPCC_U_ONE)
+		w = HPCC_U_ONE;
+	s->u = (s->u * (HPCC_U_ONE - w) + u * w) >> HPCC_U_SHIFT;
+	return true;
+}
+
+/* ComputeWind: multiplicative step towards eta, or additive increase for
+ * up to max_stage rounds; Wc is committed only when update_wc.
+ */
+static inline uint64_t hpcc_compute_wind(struct hpcc_law *s,
+					 const struct hpcc_law_cfg *c,
+					 bool update_wc)
+{
+	uint64_t w;
+
+	if (s->u >= c->eta || s->inc_stage >= c->max_stage) {
+		/* W = Wc / (U / eta) + W_ai; U == 0 saturates to w_max */
+		w = hpcc_qdiv(s->wc * c->eta, s->u, 0);
+		w = hpcc_clamp(w + c->w_ai < w ? UINT64_MAX : w + c->w_ai,
+			       c->w_min, c->w_max);
+		if (update_wc) {
+			s->inc_stage = 0;
+			s->wc = w;
+		}
+	} else {
+		w = hpcc_clamp(s->wc + c->w_ai, c->w_min, c->w_max);
+		if (update_wc) {
+			s->inc_stage++;
+			s->wc = w;
+		}
+	}
+	s->w = w;
+	return w;
+}
+
+/*
+ * NewAck for one telemetry report, consumed on an ACK that acknowledged up
+ * to ack_seq. Wc is committed at most once per RTT: only when the ACK covers
+ * lastUpdateSeq, the snd_nxt recorded at the previous commit.
+ * Returns true when W was recomputed.
+ */
+static inline bool hpcc_law_report(struct hpcc_law *s,
+				   const struct hpcc_law_cfg *c,
+				   const struct hpcc_sample *L,
+				   unsigned int nhops,
+				   uint32_t ack_seq, uint32_t snd_nxt)
+{
+	bool update_wc;
+
+	if (!hpcc_measure_inflight(s, c, L, nhops))
+		return false;
+	update_wc = (int32_t)(ack_seq - s->last_update_seq) > 0;
+	if (update_wc)
+		s->last_update_seq = snd_nxt;
+	hpcc_compute_wind(s, c, update_wc);
+	return true;
+}
+
+#endif /* _HPCC_LAW_H */

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of hpcc_law.h: the division-free quotient, hand-computed cases
+ * from the draft's equations, hostile inputs, and a randomised comparison of
+ * the fixed-point law against a double-precision model of the draft's
+ * pseudocode (section 4.2) with the same documented edge rules.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpcc_law.h"
+#include "tap.h"
+
+#define W(bytes)	((uint64_t)(bytes) << HPCC_W_SHIFT)
+#define UFIX(x)		((uint64_t)llround((x) * HPCC_U_ONE))
+
+static double u_of(uint64_t u)
+{
+	return (double)u / HPCC_U_ONE;
+}
+
+static double w_of(uint64_t w)
+{
+	return (double)w / (1 << HPCC_W_SHIFT);
+}
+
+static int near(double got, double want, double rel)
+{
+	if (want == 0)
+		return fabs(got) < 1e-9;
+	return fabs(got - want) <= rel * fabs(want);
+}
+
+/* xorshift64*: deterministic, seedable */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+static double rnd01(void)
+{
+	return (rnd() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double rnd_log(double lo, double hi)
+{
+	return exp(log(lo) + rnd01() * (log(hi) - log(lo)));
+}
+
+/* ---- hpcc_qdiv ---------------------------------------------------------- */
+
+static void test_qdiv(void)
+{
+	double worst = 0;
+	int i, sat_ok;
+
+	for (i = 0; i < 1000000; i++) {
+		uint64_t n = rnd() >> (rnd() % 64);
+		uint64_t d = (rnd() >> (rnd() % 64)) | 1;
+		unsigned int sh = rnd() % 32;
+		long double exact = (long double)n * powl(2, sh) / d;
+		uint64_t q = hpcc_qdiv(n, d, sh);
+		double rel;
+
+		if (exact >= 1.8e19L) {
+			if (q != UINT64_MAX && exact >= 1.8447e19L)
+				worst = 1;
+			continue;
+		}
+		/* integer rounding (<= 0.5) plus the relative error */
+		if (fabsl((long double)q - exact) > 0.5L + exact / (1 << 27))
+			worst = 1;
+		if (exact < (1 << 28))
+			continue;
+		rel = (double)(fabsl((long double)q - exact) / exact);
+		if (rel > worst)
+			worst = rel;
+	}
+	tap_ok(worst < 1.0 / (1 << 27),
+	       "qdiv: 1e6 random quotients within 0.5 + 2^-27 relative "
+	       "(worst relative %.3g above 2^28)",
+	       worst);
+	sat_ok = hpcc_qdiv(1, 0, 0) == UINT64_MAX &&
+		 hpcc_qdiv(0, 0, 0) == 0 &&
+		 hpcc_qdiv(UINT64_MAX, 1, 1) == UINT64_MAX &&
+		 hpcc_qdiv(1, UINT64_MAX, 0) == 0 &&
+		 hpcc_qdiv(6, 3, 0) == 2 && hpcc_qdiv(1, 3, 0) == 0 &&
+		 hpcc_qdiv(2, 3, 0) == 1 &&
+		 hpcc_qdiv(1ULL << 40, 1, 23) >= (1ULL << 63) - (1ULL << 32) &&
+		 hpcc_qdiv(1ULL << 40, 1, 25) == UINT64_MAX;
+	tap_ok(sat_ok, "qdiv: exact small cases, d == 0 and overflow saturate");
+	for (i = 0, worst = 0; i < 200000; i++) {
+		uint32_t d = (uint32_t)rnd() | 0x80000000U;
+		long double exact = powl(2, 63) / d;
+		double rel = (double)fabsl((hpcc_recip32(d) - exact) / exact);
+
+		if (rel > worst)
+			worst = rel;
+	}
+	tap_ok(worst < 1.0 / (1 << 28),
+	       "recip32: worst relative error %.3g < 2^-28", worst);
+}
+
+/* ---- hand-computed cases ------------------------------------------------ */
+
+static struct hpcc_law_cfg cfg_10us(void)
+{
+	struct hpcc_law_cfg c = {
+		.t_ns = 10000,			/* T = 10 us */
+		.eta = UFIX(0.95),
+		.max_stage = 5,
+		.w_ai = W(100),
+		.w_min = W(1000),
+		.w_max = W(1000000),
+	};
+	return c;
+}
+
+static struct hpcc_sample hop(uint64_t ts, uint64_t tx, uint32_t q,
+			      uint32_t mbps, uint32_t id)
+{
+	struct hpcc_sample h = {
+		.ts_ns = ts, .tx_bytes = tx, .qlen = q, .rate_mbps = mbps,
+		.switch_id = id, .port_id = 1,
+	};
+	return h;
+}
+
+static void test_hand_cases(void)
+{
+	struct hpcc_law_cfg c = cfg_10us();
+	struct hpcc_law s;
+	struct hpcc_sample a[2], b[2];
+
+	/* B = 1000 Mbit/s = 0.125 B/ns, B*T = 1250 bytes */
+	hpcc_law_start(&s, &c, W(10000), 0);
+	a[0] = hop(0, 0, 500, 1000, 7);
+	tap_ok(!hpcc_law_report(&s, &c, a, 1, 100, 200) && s.nhops == 1 &&
+	       s.u == HPCC_U_ONE && s.w == W(10000),
+	       "first report only records samples (U stays 1, W unchanged)");
+
+	/* 625 B in 10 us = half rate; min(250, 500) / 1250 = 0.2: u = 0.7,
+	 * tau = T so U = u; U < eta and stage 0 < 5: W = Wc + W_ai.
+	 */
+	b[0] = hop(10000, 625, 250, 1000, 7);
+	tap_ok(hpcc_law_report(&s, &c, b, 1, 100, 300) &&
+	       near(u_of(s.u), 0.7, 1e-6) && s.w == W(10100) &&
+	       s.wc == W(10100) && s.inc_stage == 1 &&
+	       s.last_update_seq == 300,
+	       "u' = qlen/(B T) + txRate/B = 0.7, AI: W = Wc + W_ai = 10100 "
+	       "(U %.6f, W %.2f)", u_of(s.u), w_of(s.w));
+
+	/* Same RTT (ack 250 <= lastUpdateSeq 300): W recomputed, Wc kept */
+	a[0] = hop(12500, 625 + 312, 250, 1000, 7);
+	hpcc_law_report(&s, &c, a, 1, 250, 400);
+	tap_ok(s.wc == W(10100) && s.w == W(10200) && s.inc_stage == 1 &&
+	       s.last_update_seq == 300,
+	       "no Wc commit within an RTT: W = Wc + W_ai, Wc and stage kept");
+	/* tau = T/4: U = 0.75 * 0.7 + 0.25 * (312/312.5 + 250/1250) */
+	tap_ok(near(u_of(s.u), 0.75 * 0.7 + 0.25 * (312 / 312.5 + 0.2), 1e-6),
+	       "EWMA with tau = T/4: U = %.6f", u_of(s.u));
+
+	/* Overload: 1250 B in T plus a 1250 B standing queue: u = 2.0,
+	 * tau = 2T clamped to T: U = 2; MD: W = Wc * eta / U + W_ai.
+	 */
+	hpcc_law_start(&s, &c, W(20000), 0);
+	a[0] = hop(0, 0, 1250, 1000, 7);
+	hpcc_law_report(&s, &c, a, 1, 1, 1);
+	b[0] = hop(20000, 2500, 1250, 1000, 7);
+	hpcc_law_report(&s, &c, b, 1, 10, 20);
+	tap_ok(near(u_of(s.u), 2.0, 1e-6) &&
+	       near(w_of(s.w), 20000 * 0.95 / 2.0 + 100, 1e-6) &&
+	       s.wc == s.w && s.inc_stage == 0,
+	       "tau clamped to T, MD: W = Wc / (U / eta) + W_ai = %.2f",
+	       w_of(s.w));
+
+	/* Two hops: the larger u' wins and its interval is tau */
+	hpcc_law_start(&s, &c, W(20000), 0);
+	a[0] = hop(0, 0, 0, 10000, 1);
+	a[1] = hop(0, 0, 0, 1000, 2);
+	hpcc_law_report(&s, &c, a, 2, 1, 1);
+	b[0] = hop(10000, 6250, 0, 10000, 1);	/* u' = 0.5 */
+	b[1] = hop(5000, 500, 0, 1000, 2);	/* u' = 0.8, tau = T/2 */
+	hpcc_law_report(&s, &c, b, 2, 1, 1);
+	tap_ok(s.bottleneck == 1 && near(u_of(s.u), 0.5 * 1 + 0.5 * 0.8, 1e-6),
+	       "max over hops picks hop 2 (u' 0.8) and its tau: U = %.6f",
+	       u_of(s.u));
+
+	/* maxStage: after 5 AI commits the next commit is MI even below eta */
+	c.max_stage = 2;
+	hpcc_law_start(&s, &c, W(10000), 0);
+	a[0] = hop(0, 0, 0, 1000, 7);
+	hpcc_law_report(&s, &c, a, 1, 1, 1);
+	for (int i = 1; i <= 3; i++) {
+		a[0] = hop(10000ULL * i, 625ULL * i, 0, 1000, 7); /* u = 0.5 */
+		hpcc_law_report(&s, &c, a, 1, 10 * i, 10 * i);
+	}
+	tap_ok(near(w_of(s.w), 10200 * 0.95 / 0.5 + 100, 1e-6) &&
+	       s.inc_stage == 0,
+	       "after maxStage AI rounds: MI W = Wc * eta / U + W_ai = %.1f",
+	       w_of(s.w));
+
+	/* Counter wrap-around: same deltas across 2^64 */
+	c = cfg_10us();
+	hpcc_law_start(&s, &c, W(10000), 0);
+	a[0] = hop(UINT64_MAX - 4999, UINT64_MAX - 99, 500, 1000, 7);
+	hpcc_law_report(&s, &c, a, 1, 1, 1);
+	b[0] = hop(5000, 525, 250, 1000, 7);
+	hpcc_law_report(&s, &c, b, 1, 10, 20);
+	tap_ok(near(u_of(s.u), 0.7, 1e-6),
+	       "txBytes and ts wrapping past 2^64 give the same u = 0.7");
+}
+
+/* ---- hostile inputs ----------------------------------------------------- */
+
+static void test_hostile(void)
+{
+	struct hpcc_law_cfg c = cfg_10us();
+	struct hpcc_law s;
+	struct hpcc_sample a[HPCC_LAW_MAX_HOPS + 4], b[HPCC_LAW_MAX_HOPS + 4];
+	uint64_t u0;
+	int ok = 1, i;
+
+	hpcc_law_start(&s, &c, W(10000), 0);
+	a[0] = hop(1000, 1000, 100, 0, 7);		/* B = 0 */
+	hpcc_law_report(&s, &c, a, 1, 1, 1);
+	b[0] = hop(2000, 2000, 100, 0, 7);
+	tap_ok(!hpcc_law_report(&s, &c, b, 1, 5, 5) && s.u == HPCC_U_ONE,
+	       "B = 0: hop ignored, U unchanged");
+
+	a[0] = hop(1000, 1000, 100, 1000, 7);
+	hpcc_law_report(&s, &c, a, 1, 1, 1);
+	u0 = s.u;
+	tap_ok(!hpcc_law_report(&s, &c, a, 1, 5, 5) && s.u == u0,
+	       "dt = 0: hop ignored");
+	b[0] = hop(500, 2000, 100, 1000, 7);		/* clock backwards */
+	tap_ok(!hpcc_law_report(&s, &c, b, 1, 5, 5) && s.u == u0,
+	       "timestamp going backwards: hop ignored, sample remembered");
+	a[0] = hop(1500, 100, 100, 1000, 7);		/* bytes backwards */
+	tap_ok(!hpcc_law_report(&s, &c, a, 1, 5, 5) && s.u == u0,
+	       "txBytes going backwards (counter reset): hop ignored");
+	b[0] = hop(1500 + HPCC_MAX_GAP_NS + 1, 200, 100, 1000, 7);
+	tap_ok(!hpcc_law_report(&s, &c, b, 1, 5, 5),
+	       "gap above HPCC_MAX_GAP_NS: stale previous sample ignored");
+	a[0] = hop(1500 + HPCC_MAX_GAP_NS + 10001, 200, 100, 1000, 8);
+	tap_ok(!hpcc_law_report(&s, &c, a, 1, 5, 5),
+	       "switch id changed (path change): hop ignored");
+
+	/* absurd qlen on a slow link: U saturates, W bottoms out at w_min */
+	b[0] = hop(1500 + HPCC_MAX_GAP_NS + 20001, 200, UINT32_MAX, 1, 8);
+	a[0] = hop(1500 + HPCC_MAX_GAP_NS + 30001, UINT64_MAX / 4, UINT32_MAX,
+		   1, 8);
+	c.t_ns = 1;
+	hpcc_law_report(&s, &c, b, 1, 50, 50);
+	hpcc_law_report(&s, &c, a, 1, 100, 100);
+	tap_ok(s.u <= HPCC_U_MAX && s.w == c.w_min,
+	       "absurd qlen/bytes: U saturates at HPCC_U_MAX, W = w_min");
+
+	/* zero utilisation and maxStage 0: W = Wc * eta / 0 saturates */
+	c = cfg_10us();
+	c.max_stage = 0;
+	hpcc_law_start(&s, &c, W(10000), 0);
+	a[0] = hop(0, 0, 0, 1000, 7);
+	b[0] = hop(10000, 0, 0, 1000, 7);
+	hpcc_law_report(&s, &c, a, 1, 1, 1);
+	hpcc_law_report(&s, &c, b, 1, 5, 5);
+	tap_ok(s.u == 0 && s.w == c.w_max,
+	       "idle path: U falls to 0, MI with U = 0 gives w_max");
+
+	/* more hops than the law keeps: extra hops ignored, no overrun */
+	for (i = 0; i < HPCC_LAW_MAX_HOPS + 4; i++) {
+		a[i] = hop(0, 0, 0, 1000, i);
+		b[i] = hop(10000, 625, 0, 1000, i);
+	}
+	hpcc_law_start(&s, &c, W(10000), 0);
+	hpcc_law_report(&s, &c, a, HPCC_LAW_MAX_HOPS + 4, 1, 1);
+	hpcc_law_report(&s, &c, b, HPCC_LAW_MAX_HOPS + 4, 5, 5);
+	tap_ok(s.nhops == HPCC_LAW_MAX_HOPS, "nhops above 8 clamped to 8");
+
+	/* random garbage never escapes the bounds */
+	c = cfg_10us();
+	hpcc_law_start(&s, &c, W(5000), 0);
+	for (i = 0; i < 200000 && ok; i++) {
+		unsigned int n = rnd() % (HPCC_LAW_MAX_HOPS + 2), j;
+
+		for (j = 0; j < n; j++) {
+			a[j].ts_ns = rnd() >> (rnd() % 64);
+			a[j].tx_bytes = rnd() >> (rnd() % 64);
+			a[j].qlen = (uint32_t)rnd();
+			a[j].rate_mbps = (uint32_t)rnd() >> (rnd() % 32);
+			a[j].switch_id = rnd() % 2;
+			a[j].port_id = 0;
+		}
+		hpcc_law_report(&s, &c, a, n, (uint32_t)rnd(),
+				(uint32_t)rnd());
+		ok = s.w >= c.w_min && s.w <= c.w_max && s.wc >= c.w_min &&
+		     s.wc <= c.w_max && s.u <= HPCC_U_MAX &&
+		     s.nhops <= HPCC_LAW_MAX_HOPS;
+	}
+	tap_ok(ok, "200000 random garbage reports: W, Wc, U stay in bounds");
+}
+
+/* ---- the double-precision model of the draft ---------------------------- */
+
+struct model {
+	double U, W, Wc;
+	unsigned int inc_stage, nhops;
+	uint32_t last_update_seq;
+	struct hpcc_sample L[HPCC_LAW_MAX_HOPS];
+};
+
+struct model_cfg {
+	double T, eta, w_ai, w_min, w_max;
+	unsigned int max_stage;
+};
+
+static double clampd(double v, double lo, double hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * MeasureInflight, lines 1-10 of the draft, plus the documented edge rules.
+ * Where two hops tie exactly (same u' to 1e-9, e.g. q/B equal on both) the
+ * draft leaves the choice of tau open: the model then takes hop `tie`, the
+ * one the fixed-point law chose.
+ */
+static int model_measure(struct model *m, const struct model_cfg *c,
+			 const struct hpcc_sample *ack, unsigned int n,
+			 unsigned int tie)
+{
+	double u = 0, tau = 0;
+	int found = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct hpcc_sample *L = &m->L[i];
+		double B, txRate, up;
+		uint64_t dt, dtx;
+
+		if (i >= m->nhops || L->switch_id != ack[i].switch_id ||
+		    L->port_id != ack[i].port_id || !ack[i].rate_mbps)
+			continue;
+		dt = ack[i].ts_ns - L->ts_ns;
+		dtx = ack[i].tx_bytes - L->tx_bytes;
+		if (!dt || dt > HPCC_MAX_GAP_NS || dtx > HPCC_MAX_DTX_BYTES)
+			continue;
+		B = ack[i].rate_mbps * 1e6 / 8 / 1e9;		/* bytes/ns */
+		txRate = (double)dtx / (double)dt;
+		up = fmin(ack[i].qlen, L->qlen) / (B * c->T) + txRate / B;
+		up = fmin(up, (double)HPCC_U_MAX / HPCC_U_ONE);
+		if (!found || (up > u && !(fabs(up - u) <= 1e-9 * u &&
+					   i != tie)) ||
+		    (fabs(up - u) <= 1e-9 * u && i == tie)) {
+			u = up;
+			tau = (double)dt;
+		}
+		found = 1;
+	}
+	memcpy(m->L, ack, n * sizeof(*ack));
+	m->nhops = n;
+	if (!found)
+		return 0;
+	tau = fmin(tau, c->T);
+	m->U = (1 - tau / c->T) * m->U + tau / c->T * u;
+	return 1;
+}
+
+/* ComputeWind, lines 11-20 */
+static void model_wind(struct model *m, const struct model_cfg *c,
+		       int update_wc)
+{
+	double W;
+
+	if (m->U >= c->eta || m->inc_stage >= c->max_stage) {
+		W = m->U > 0 ? m->Wc / (m->U / c->eta) + c->w_ai : c->w_max;
+		W = clampd(W, c->w_min, c->w_max);
+		if (update_wc) {
+			m->inc_stage = 0;
+			m->Wc = W;
+		}
+	} else {
+		W = clampd(m->Wc + c->w_ai, c->w_min, c->w_max);
+		if (update_wc) {
+			m->inc_stage++;
+			m->Wc = W;
+		}
+	}
+	m->W = W;
+}
+
+/* NewAck, lines 21-27 */
+static void model_newack(struct model *m, const struct model_cfg *c,
+			 const struct hpcc_sample *ack, unsigned int n,
+			 uint32_t ack_seq, uint32_t snd_nxt, unsigned int tie)
+{
+	if (!model_measure(m, c, ack, n, tie))
+		return;
+	if ((int32_t)(ack_seq - m->last_update_seq) > 0) {
+		model_wind(m, c, 1);
+		m->last_update_seq = snd_nxt;
+	} else {
+		model_wind(m, c, 0);
+	}
+}
+
+static void test_random_vs_model(void)
+{
+	const int scenarios = 2000, steps = 100;
+	double worst = 0, worst_u = 0;
+	long total = 0, escaped = 0, md_steps = 0;
+	int sc;
+
+	for (sc = 0; sc < scenarios; sc++) {
+		unsigned int nh = 1 + rnd() % HPCC_LAW_MAX_HOPS, i;
+		double T = rnd_log(2e3, 50e6);		/* 2 us .. 50 ms */
+		struct hpcc_sample L[HPCC_LAW_MAX_HOPS];
+		struct hpcc_law_cfg c;
+		struct model_cfg mc;
+		struct hpcc_law s;
+		struct model m;
+		uint32_t seq = (uint32_t)rnd(), nxt;
+		uint64_t bdp;
+
+		for (i = 0; i < nh; i++) {
+			L[i].rate_mbps = (uint32_t)rnd_log(1, 400000);
+			L[i].switch_id = i;
+			L[i].port_id = 1;
+			/* counters start anywhere, some about to wrap */
+			L[i].ts_ns = rnd() % 4 ? rnd() : UINT64_MAX - rnd() %
+				     1000000;
+			L[i].tx_bytes = rnd() % 4 ? rnd() : UINT64_MAX -
+					rnd() % 1000000;
+			L[i].qlen = 0;
+		}
+		c.t_ns = (uint64_t)T;
+		c.eta = UFIX(0.9 + 0.09 * rnd01());
+		c.max_stage = rnd() % 6;
+		bdp = hpcc_path_bdp(L, nh, c.t_ns);
+		c.w_max = bdp > W(1500) ? bdp : W(1500);
+		c.w_min = W(1500) < c.w_max ? W(1500) : c.w_max;
+		c.w_ai = (c.w_max / 20) / (1 + rnd() % 64);
+
+		mc.T = (double)c.t_ns;
+		mc.eta = (double)c.eta / HPCC_U_ONE;
+		mc.max_stage = c.max_stage;
+		mc.w_ai = w_of(c.w_ai);
+		mc.w_min = w_of(c.w_min);
+		mc.w_max = w_of(c.w_max);
+
+		nxt = seq + 1000;
+		hpcc_law_start(&s, &c, c.w_max, nxt);
+		memset(&m, 0, sizeof(m));
+		m.U = 1;
+		m.W = m.Wc = w_of(s.w);
+		m.last_update_seq = nxt;
+
+		for (int k = 0; k < steps; k++) {
+			double level = rnd_log(0.05, 3);
+
+			for (i = 0; i < nh; i++) {
+				double bpns = L[i].rate_mbps / 8000.0;
+				uint64_t dt = (uint64_t)(T * rnd_log(0.05, 3))
+					      + 1;
+				double q = bpns * T * level * rnd01() * 2;
+
+				L[i].ts_ns += dt;
+				L[i].tx_bytes += (uint64_t)(bpns * dt *
+						 fmin(1.0, level) * rnd01());
+				L[i].qlen = q > 4e9 ? 4000000000U :
+					    (uint32_t)q;
+			}
+			/* ACKs advance; about half the reports close an RTT */
+			seq += (uint32_t)(rnd() % 3000);
+			nxt = seq + 5000;
+			hpcc_law_report(&s, &c, L, nh, seq, nxt);
+			model_newack(&m, &mc, L, nh, seq, nxt, s.bottleneck);
+			total++;
+			if (s.w < c.w_min || s.w > c.w_max)
+				escaped++;
+			if (m.U >= mc.eta)
+				md_steps++;
+			worst = fmax(worst, fabs(w_of(s.w) - m.W) / m.W);
+			worst_u = fmax(worst_u, fabs(u_of(s.u) - m.U));
+		}
+	}
+	printf("# random model comparison: %ld steps, %ld with U >= eta, "
+	       "max relative error of W %.3g, max absolute error of U %.3g\n", total, md_steps, worst,
+	       worst_u);
+	tap_ok(total >= 100000 && worst < 0.005,
+	       "fixed-point W within 0.5%% of the double model over %ld random "
+	       "steps (max %.3g%%)", total, worst * 100);
+	tap_ok(worst_u < 1e-4, "U within 1e-4 of the model (max %.3g)", worst_u);
+	tap_ok(escaped == 0, "W never left [w_min, w_max] (%ld escapes)",
+	       escaped);
+}
+
+int main(void)
+{
+	test_qdiv();
+	test_hand_cases();
+	test_hostile();
+	test_random_vs_model();
+	return tap_done();
+}
