@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * hpcc_law.h - the HPCC++ window law of draft-pan-tsvwg-hpccplus section 4.2
+ * The HPCC++ window law of draft-pan-tsvwg-hpccplus section 4.2
  * (MeasureInflight, ComputeWind, NewAck) in integer fixed point.
  *
  * Pure C with no kernel headers, no floating point and no division wider
@@ -19,6 +19,10 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/limits.h>
+#ifndef UINT64_MAX
+#define UINT64_MAX	U64_MAX
+#endif
 #else
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * hpcc_wire.h - the HPCC++ probe/response wire format and the types shared by
+ * The HPCC++ probe/response wire format and the types shared by
  * tcp_hpcc.ko, the tc BPF programs in bpf/ and the hpcc-probe helper.
  *
  * This is the single definition of the format; Documentation/tcp_hpcc.rst has

@@ -1,0 +1,944 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HPCC++: High Precision Congestion Control for TCP.
+ *
+ * HPCC++ (draft-pan-tsvwg-hpccplus, draft-miao-tsv-hpcc-info) sizes each
+ * flow's window from per-hop telemetry: every switch on the path reports its
+ * egress queue length, transmitted bytes, a timestamp and the link capacity.
+ * From two consecutive reports the sender knows each link's utilisation and
+ * standing queue, takes the busiest link and moves its window W towards the
+ * target utilisation eta in one step (multiplicative) or by W_ai (additive),
+ * committing the reference window at most once per RTT, and paces at W/T.
+ *
+ * TSO and GRO make per-packet telemetry impractical for TCP, so telemetry
+ * travels in probes: about once per RTT, while data is in flight, this
+ * module sends a flagless TCP segment with the flow's 5-tuple, the probe
+ * DSCP and a struct hpcc_probe payload (hpcc_wire.h). Linux routers stamp it
+ * (bpf/hpcc_switch.bpf.c), the receiver's tc program turns it into a
+ * response (bpf/hpcc_host.bpf.c), and the sender's tc program hands the
+ * response to bpf_hpcc_report(), the kfunc registered here. The kfunc only
+ * validates and stashes the report; the next ACK runs the window law.
+ *
+ * Without telemetry (no reflector, no stamping switch, reports stopped) a
+ * flow behaves as Reno: slow start, AIMD and the usual loss response. So
+ * choosing hpcc on a path without telemetry is safe.
+ *
+ * Concurrency: the kfunc runs in tc context on any CPU, without the socket
+ * lock. It never reads icsk_ca_priv (a concurrent congestion control change
+ * may be rewriting it); it finds the flow's state in an RCU hash table keyed
+ * by the socket, and exchanges data with the ACK path only under flow->lock.
+ * The state is unhashed in release() and freed after an RCU grace period.
+ *
+ * Documentation/tcp_hpcc.rst describes the design, scales and parameters.
+ */
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/proc_fs.h>
+#include <linux/random.h>
+#include <linux/rhashtable.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/inet_diag.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/tcp.h>
+
+#include "hpcc_law.h"
+#include "hpcc_wire.h"
+
+/* Fewest segments in cwnd: one in flight plus one being acknowledged. */
+#define HPCC_MIN_CWND		2
+/* Windows may grow to this many path BDPs to make up for an actual RTT
+ * above T; pacing never exceeds the bottleneck capacity.
+ */
+#define HPCC_W_MAX_BDPS		4
+/* T when base_rtt is auto and the flow has no RTT sample yet. */
+#define HPCC_DEFAULT_T_US	1000
+/* A lost probe is retried after this many RTTs... */
+#define HPCC_PROBE_TIMEOUT_RTTS	3
+/* ...never sooner than this... */
+#define HPCC_PROBE_MIN_TIMEOUT	(200 * NSEC_PER_USEC)
+/* ...and unanswered probes back off exponentially up to 2^6 timeouts. */
+#define HPCC_PROBE_MAX_BACKOFF	6
+
+/* ---- parameters ---------------------------------------------------------- */
+
+/* Every parameter is an unsigned int with a range; writes outside it are
+ * refused with a message naming the range, reads on the ACK path use
+ * READ_ONCE so a concurrent write is seen whole.
+ */
+struct hpcc_param {
+	unsigned int *val;
+	unsigned int min, max;
+	const char *what;
+};
+
+static int hpcc_param_set(const char *val, const struct kernel_param *kp)
+{
+	const struct hpcc_param *p = kp->arg;
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < p->min || v > p->max) {
+		pr_err("tcp_hpcc: %s=%s refused: allowed %u..%u (%s)\n",
+		       kp->name, strim((char *)val), p->min, p->max, p->what);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*p->val, v);
+	return 0;
+}
+
+static int hpcc_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct hpcc_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*p->val));
+}
+
+static const struct kernel_param_ops hpcc_param_ops = {
+	.set = hpcc_param_set,
+	.get = hpcc_param_get,
+};
+
+#define HPCC_PARAM(name, def, lo, hi, desc)				\
+	static unsigned int hpcc_##name = def;				\
+	static struct hpcc_param hpcc_##name##_param = {		\
+		&hpcc_##name, lo, hi, desc				\
+	};								\
+	module_param_cb(name, &hpcc_param_ops, &hpcc_##name##_param, 0644); \
+	MODULE_PARM_DESC(name, desc ", " #lo ".." #hi ", default " #def)
+
+HPCC_PARAM(eta, 950, 500, 1000, "target utilisation eta in per mille");
+HPCC_PARAM(max_stage, 5, 0, 100,
+	   "additive-increase rounds before a multiplicative step");
+HPCC_PARAM(w_ai, 0, 0, 100000000,
+	   "additive increase W_ai in bytes; 0: BDP * (1 - eta) / expected_flows");
+HPCC_PARAM(expected_flows, 16, 1, 100000,
+	   "N in the W_ai rule of thumb: concurrent flows expected per link");
+HPCC_PARAM(base_rtt, 0, 0, 1000000,
+	   "base RTT T in microseconds; 0: each flow's minimum RTT");
+HPCC_PARAM(probe_dscp, HPCC_DSCP_PROBE_DEFAULT, 1, 63,
+	   "DSCP of probes, as configured in the tc programs");
+HPCC_PARAM(response_dscp, HPCC_DSCP_RESPONSE_DEFAULT, 1, 63,
+	   "DSCP of responses, as configured in the tc programs");
+HPCC_PARAM(telemetry_timeout, 8, 1, 1000,
+	   "RTTs without telemetry before a flow falls back to loss-based");
+HPCC_PARAM(probe_limit, 100000, 1, 10000000,
+	   "probes per second this host may send, all flows together");
+
+/* ---- host-wide counters (/proc/net/tcp_hpcc_stat) ------------------------- */
+
+enum hpcc_stat {
+	HPCC_STAT_FLOWS,		/* flows that got per-flow state */
+	HPCC_STAT_FLOWS_DEGRADED,	/* allocation failed: loss-based only */
+	HPCC_STAT_PROBES_SENT,
+	HPCC_STAT_PROBES_LOST,		/* no response within the timeout */
+	HPCC_STAT_PROBES_LIMITED,	/* held back by probe_limit */
+	HPCC_STAT_PROBE_ERRORS,		/* allocation, route or xmit failed */
+	HPCC_STAT_REPORTS_ACCEPTED,
+	HPCC_STAT_REPORTS_USED,		/* consumed by the window law */
+	HPCC_STAT_REPORTS_NO_CAPACITY,	/* no hop reported B */
+	HPCC_STAT_REJECT_SIZE,		/* -EMSGSIZE */
+	HPCC_STAT_REJECT_VERSION,	/* -EPROTONOSUPPORT */
+	HPCC_STAT_REJECT_HOPS,		/* -ERANGE */
+	HPCC_STAT_REJECT_FLAGS,		/* -EBADMSG */
+	HPCC_STAT_REJECT_SOCKET,	/* -EINVAL */
+	HPCC_STAT_REJECT_NOT_HPCC,	/* -EOPNOTSUPP */
+	HPCC_STAT_REJECT_NO_STATE,	/* -ENOBUFS */
+	HPCC_STAT_REJECT_NONCE,		/* -ESTALE */
+	HPCC_STAT_TELEMETRY_TIMEOUTS,	/* flows that fell back */
+	HPCC_STAT_MAX
+};
+
+static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
+	"Flows", "FlowsDegraded", "ProbesSent", "ProbesLost",
+	"ProbesLimited", "ProbeErrors", "ReportsAccepted", "ReportsUsed",
+	"ReportsNoCapacity", "RejectSize", "RejectVersion", "RejectHops",
+	"RejectFlags", "RejectSocket", "RejectNotHpcc", "RejectNoState",
+	"RejectNonce", "TelemetryTimeouts",
+};
+
+static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
+
+static void hpcc_count(enum hpcc_stat s)
+{
+	this_cpu_inc(hpcc_stats[s]);
+}
+
+/* ---- per-flow state ------------------------------------------------------ */
+
+/*
+ * What does not fit icsk_ca_priv. Fields above `law` are shared with the
+ * kfunc and guarded by lock; the rest belongs to the ACK path, which runs
+ * under the socket lock.
+ */
+struct hpcc_flow {
+	struct rhash_head node;
+	struct sock *sk;		/* hash key; never dereferenced in tc */
+	possible_net_t net;
+	struct rcu_head rcu;
+
+	spinlock_t lock;
+	bool pending;			/* report[] holds an unconsumed report */
+	u8 pending_nhops;
+	u8 pending_flags;
+	u32 probe_nonce;		/* outstanding probe, 0: none */
+	u64 probe_sent_ns;
+	u64 probe_rtt_ns;		/* probe to response, last report */
+	struct hpcc_sample report[HPCC_MAX_HOPS];
+
+	struct hpcc_law law;
+	u64 pacing_rate;		/* R = W / T, bytes/s, capped at B */
+	u64 last_report_ns;		/* last report the law used */
+	u64 next_probe_ns;		/* earliest time for the next probe */
+	u32 t_us;			/* T in force */
+	u32 unanswered;			/* probes lost in a row */
+	bool telemetry;			/* the law owns cwnd and pacing */
+	bool started;			/* telemetry has run before */
+	u8 last_flags;			/* hpcc_hdr.flags of the last report */
+};
+
+/* icsk_ca_priv */
+struct hpcc_ca {
+	struct hpcc_flow *flow;		/* NULL: allocation failed, Reno only */
+	u32 prior_cwnd;			/* for undo in loss-based mode */
+};
+
+static struct rhashtable hpcc_flows;
+
+static const struct rhashtable_params hpcc_flow_params = {
+	.key_len = sizeof(struct sock *),
+	.key_offset = offsetof(struct hpcc_flow, sk),
+	.head_offset = offsetof(struct hpcc_flow, node),
+	.automatic_shrinking = true,
+};
+
+static struct tcp_congestion_ops tcp_hpcc_ops;
+
+/* T, the base RTT the law normalises by, in us. */
+static u32 hpcc_base_rtt_us(const struct sock *sk)
+{
+	u32 us = READ_ONCE(hpcc_base_rtt);
+
+	if (!us)
+		us = tcp_min_rtt(tcp_sk(sk));
+	if (!us || us == ~0U)
+		return HPCC_DEFAULT_T_US;
+	return us;
+}
+
+static u64 hpcc_srtt_ns(const struct tcp_sock *tp)
+{
+	u32 srtt_us = tp->srtt_us >> 3;
+
+	return (u64)(srtt_us ? srtt_us : USEC_PER_MSEC) * NSEC_PER_USEC;
+}
+
+/* ---- probes ---------------------------------------------------------------- */
+
+/* probe_limit per second, shared by all flows, counted per jiffy. */
+static atomic_t hpcc_probe_budget_used;
+static unsigned long hpcc_probe_budget_stamp;
+
+static bool hpcc_probe_budget(void)
+{
+	unsigned long now = jiffies, last = READ_ONCE(hpcc_probe_budget_stamp);
+	unsigned int per_jiffy = max(1U, READ_ONCE(hpcc_probe_limit) / HZ);
+
+	if (now != last && cmpxchg(&hpcc_probe_budget_stamp, last, now) == last)
+		atomic_set(&hpcc_probe_budget_used, 0);
+	return atomic_inc_return(&hpcc_probe_budget_used) <= per_jiffy;
+}
+
+/* A flagless TCP segment: same 5-tuple as the flow, never GSO, payload one
+ * struct hpcc_probe with empty hop room. The TCP checksum is complete so
+ * that switches can update it incrementally.
+ */
+static struct sk_buff *hpcc_build_probe(struct sock *sk, u32 nonce, u64 now)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+	struct hpcc_probe *p;
+	struct sk_buff *skb;
+	struct tcphdr *th;
+
+	skb = alloc_skb(MAX_TCP_HEADER + HPCC_PROBE_LEN, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, MAX_TCP_HEADER);
+	p = skb_put_zero(skb, HPCC_PROBE_LEN);
+	p->hdr.version = HPCC_WIRE_VERSION;
+	p->hdr.room = HPCC_MAX_HOPS;
+	p->hdr.nonce = cpu_to_be32(nonce);
+	p->hdr.send_ns = cpu_to_be64(now);
+
+	th = skb_push(skb, sizeof(*th));
+	skb_reset_transport_header(skb);
+	memset(th, 0, sizeof(*th));
+	th->source = inet->inet_sport;
+	th->dest = inet->inet_dport;
+	th->seq = htonl(tcp_sk(sk)->snd_nxt);
+	th->doff = sizeof(*th) / 4;
+	skb->ip_summed = CHECKSUM_NONE;
+	skb->priority = sk->sk_priority;
+	skb->mark = sk->sk_mark;
+	skb_set_hash_from_sk(skb, sk);
+	skb_set_owner_w(skb, sk);
+	return skb;
+}
+
+static int hpcc_xmit_probe_v4(struct sock *sk, struct sk_buff *skb, u8 tos)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+	struct tcphdr *th = tcp_hdr(skb);
+
+	th->check = tcp_v4_check(skb->len, inet->inet_saddr, inet->inet_daddr,
+				 csum_partial(th, skb->len, 0));
+	return __ip_queue_xmit(sk, skb, &inet_sk(sk)->cork.fl, tos);
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static int hpcc_xmit_probe_v6(struct sock *sk, struct sk_buff *skb, u8 tclass)
+{
+	struct ipv6_pinfo *np = inet6_sk(sk);
+	struct tcphdr *th = tcp_hdr(skb);
+	struct dst_entry *dst;
+	struct flowi6 fl6 = {};
+	int err;
+
+	/* Use the route the data takes; without one, skip this probe. */
+	dst = __sk_dst_check(sk, np->dst_cookie);
+	if (!dst) {
+		kfree_skb(skb);
+		return -EHOSTUNREACH;
+	}
+	fl6.flowi6_proto = IPPROTO_TCP;
+	fl6.daddr = sk->sk_v6_daddr;
+	fl6.saddr = np->saddr;
+	fl6.flowlabel = np->flow_label;
+	fl6.flowi6_oif = sk->sk_bound_dev_if;
+	fl6.flowi6_mark = sk->sk_mark;
+	fl6.fl6_sport = inet_sk(sk)->inet_sport;
+	fl6.fl6_dport = inet_sk(sk)->inet_dport;
+	th->check = csum_ipv6_magic(&np->saddr, &sk->sk_v6_daddr, skb->len,
+				    IPPROTO_TCP, csum_partial(th, skb->len, 0));
+	rcu_read_lock();
+	skb_dst_set_noref(skb, dst);
+	err = ip6_xmit(sk, skb, &fl6, sk->sk_mark, rcu_dereference(np->opt),
+		       tclass, sk->sk_priority);
+	rcu_read_unlock();
+	return err;
+}
+#endif
+
+static bool hpcc_sk_is_v4(const struct sock *sk)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6)
+		return ipv6_addr_v4mapped(&sk->sk_v6_daddr);
+#endif
+	return true;
+}
+
+/*
+ * One probe per flow outstanding, sent while data is in flight: the next
+ * goes out on the first ACK after the response, or after a timeout of a few
+ * RTTs, backing off while probes stay unanswered (a receiver without the
+ * reflector) so that such a path costs almost nothing.
+ */
+static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f, u64 now)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u64 timeout;
+	u8 tos = READ_ONCE(hpcc_probe_dscp) << 2;
+	struct sk_buff *skb;
+	u32 nonce;
+	int err;
+
+	if (!tp->packets_out || now < f->next_probe_ns)
+		return;
+	if (READ_ONCE(f->probe_nonce)) {
+		/* The previous probe is overdue: count it lost. */
+		hpcc_count(HPCC_STAT_PROBES_LOST);
+		if (f->unanswered < HPCC_PROBE_MAX_BACKOFF)
+			f->unanswered++;
+	}
+	if (!hpcc_probe_budget()) {
+		hpcc_count(HPCC_STAT_PROBES_LIMITED);
+		f->next_probe_ns = now + hpcc_srtt_ns(tp);
+		return;
+	}
+	nonce = get_random_u32() | 1;
+	skb = hpcc_build_probe(sk, nonce, now);
+	if (!skb) {
+		hpcc_count(HPCC_STAT_PROBE_ERRORS);
+		return;
+	}
+	timeout = max_t(u64, HPCC_PROBE_TIMEOUT_RTTS * hpcc_srtt_ns(tp),
+			HPCC_PROBE_MIN_TIMEOUT);
+	spin_lock_bh(&f->lock);
+	f->probe_nonce = nonce;
+	f->probe_sent_ns = now;
+	spin_unlock_bh(&f->lock);
+	f->next_probe_ns = now + (timeout << f->unanswered);
+
+#if IS_ENABLED(CONFIG_IPV6)
+	if (!hpcc_sk_is_v4(sk))
+		err = hpcc_xmit_probe_v6(sk, skb, tos);
+	else
+#endif
+		err = hpcc_xmit_probe_v4(sk, skb, tos);
+	hpcc_count(err ? HPCC_STAT_PROBE_ERRORS : HPCC_STAT_PROBES_SENT);
+}
+
+/* ---- the kfunc ------------------------------------------------------------- */
+
+static void hpcc_count_reject(int err)
+{
+	switch (err) {
+	case -EMSGSIZE:
+		hpcc_count(HPCC_STAT_REJECT_SIZE);
+		break;
+	case -EPROTONOSUPPORT:
+		hpcc_count(HPCC_STAT_REJECT_VERSION);
+		break;
+	case -ERANGE:
+		hpcc_count(HPCC_STAT_REJECT_HOPS);
+		break;
+	case -EBADMSG:
+		hpcc_count(HPCC_STAT_REJECT_FLAGS);
+		break;
+	case -EOPNOTSUPP:
+		hpcc_count(HPCC_STAT_REJECT_NOT_HPCC);
+		break;
+	case -ENOBUFS:
+		hpcc_count(HPCC_STAT_REJECT_NO_STATE);
+		break;
+	case -ESTALE:
+		hpcc_count(HPCC_STAT_REJECT_NONCE);
+		break;
+	default:
+		hpcc_count(HPCC_STAT_REJECT_SOCKET);
+	}
+}
+
+static int hpcc_stash_report(struct sock *sk, const struct hpcc_probe *p)
+{
+	struct hpcc_flow *f;
+	unsigned int i;
+	int err = 0;
+
+	rcu_read_lock();
+	f = rhashtable_lookup(&hpcc_flows, &sk, hpcc_flow_params);
+	if (!f) {
+		/* Only compared, never dereferenced: ops may change under us. */
+		err = READ_ONCE(inet_csk(sk)->icsk_ca_ops) == &tcp_hpcc_ops ?
+		      -ENOBUFS : -EOPNOTSUPP;
+		goto out;
+	}
+	spin_lock_bh(&f->lock);
+	if (!f->probe_nonce || be32_to_cpu(p->hdr.nonce) != f->probe_nonce) {
+		err = -ESTALE;
+		goto unlock;
+	}
+	for (i = 0; i < p->hdr.nhops; i++) {
+		const struct hpcc_hop *h = &p->hop[i];
+		struct hpcc_sample *s = &f->report[i];
+
+		s->switch_id = be32_to_cpu(h->switch_id);
+		s->port_id = be32_to_cpu(h->port_id);
+		s->rate_mbps = be32_to_cpu(h->rate_mbps);
+		s->qlen = be32_to_cpu(h->qlen);
+		s->ts_ns = be64_to_cpu(h->ts_ns);
+		s->tx_bytes = be64_to_cpu(h->tx_bytes);
+	}
+	f->pending_nhops = p->hdr.nhops;
+	f->pending_flags = p->hdr.flags;
+	f->probe_rtt_ns = tcp_clock_ns() - f->probe_sent_ns;
+	f->probe_nonce = 0;		/* one response per probe */
+	WRITE_ONCE(f->pending, true);
+unlock:
+	spin_unlock_bh(&f->lock);
+out:
+	rcu_read_unlock();
+	return err;
+}
+
+__diag_push();
+__diag_ignore_all("-Wmissing-prototypes",
+		  "Global functions as their definitions will be in BTF");
+
+/**
+ * bpf_hpcc_report - hand one HPCC++ response to the flow it belongs to
+ * @tp: the local socket, from bpf_skc_lookup_tcp() + bpf_skc_to_tcp_sock()
+ * @report: the response's TCP payload, a struct hpcc_probe, network order
+ * @report__sz: its length, HPCC_PROBE_LEN
+ *
+ * Validates the report and stashes it for the flow's next ACK. Writes
+ * nothing to the socket. Return: 0, or -EINVAL (no socket), -EMSGSIZE,
+ * -EPROTONOSUPPORT, -ERANGE, -EBADMSG (see hpcc_wire_check(); -EBADMSG also
+ * for a probe that is not a response), -EOPNOTSUPP (the socket does not use
+ * hpcc), -ENOBUFS (hpcc without per-flow state), -ESTALE (the nonce does not
+ * echo the flow's outstanding probe). A rejected report changes nothing.
+ */
+noinline int bpf_hpcc_report(struct tcp_sock *tp, void *report,
+			     u32 report__sz)
+{
+	const struct hpcc_probe *p = report;
+	int err;
+
+	if (!tp || !report)
+		err = -EINVAL;
+	else
+		err = hpcc_wire_check(&p->hdr, report__sz);
+	if (!err && !(p->hdr.flags & HPCC_F_RESPONSE))
+		err = -EBADMSG;
+	if (!err)
+		err = hpcc_stash_report((struct sock *)tp, p);
+	if (err)
+		hpcc_count_reject(err);
+	else
+		hpcc_count(HPCC_STAT_REPORTS_ACCEPTED);
+	return err;
+}
+
+__diag_pop();
+
+BTF_SET8_START(hpcc_kfunc_ids)
+BTF_ID_FLAGS(func, bpf_hpcc_report)
+BTF_SET8_END(hpcc_kfunc_ids)
+
+static const struct btf_kfunc_id_set hpcc_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &hpcc_kfunc_ids,
+};
+
+/* ---- the window law on the ACK path --------------------------------------- */
+
+static void hpcc_law_cfg(const struct sock *sk, u64 bdp, u64 t_ns,
+			 struct hpcc_law_cfg *c)
+{
+	u64 mss = (u64)tcp_sk(sk)->mss_cache << HPCC_W_SHIFT;
+	u32 ai = READ_ONCE(hpcc_w_ai);
+
+	bdp = min_t(u64, bdp, HPCC_W_LIMIT / HPCC_W_MAX_BDPS);
+	c->t_ns = t_ns;
+	c->eta = hpcc_qdiv(READ_ONCE(hpcc_eta), 1000, HPCC_U_SHIFT);
+	c->max_stage = READ_ONCE(hpcc_max_stage);
+	c->w_min = mss;
+	c->w_max = max(bdp * HPCC_W_MAX_BDPS, mss);
+	if (ai)
+		c->w_ai = (u64)ai << HPCC_W_SHIFT;
+	else	/* the draft's rule of thumb: W_init * (1 - eta) / N */
+		c->w_ai = hpcc_qdiv((bdp * (HPCC_U_ONE - c->eta)) >>
+				    HPCC_U_SHIFT,
+				    READ_ONCE(hpcc_expected_flows), 0);
+}
+
+/* Run NewAck on a stashed report, if there is one. */
+static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
+{
+	struct hpcc_sample L[HPCC_MAX_HOPS];
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct hpcc_law_cfg c;
+	unsigned int n;
+	u64 t_ns, bdp, rate, cap;
+	u32 bmin = 0, i;
+
+	if (!READ_ONCE(f->pending))
+		return;
+	spin_lock_bh(&f->lock);
+	n = f->pending_nhops;
+	memcpy(L, f->report, n * sizeof(L[0]));
+	f->last_flags = f->pending_flags;
+	f->pending = false;
+	f->unanswered = 0;
+	f->next_probe_ns = now;		/* next probe on this very ACK */
+	spin_unlock_bh(&f->lock);
+
+	f->t_us = hpcc_base_rtt_us(sk);
+	t_ns = (u64)f->t_us * NSEC_PER_USEC;
+	bdp = hpcc_path_bdp(L, n, t_ns);
+	if (!bdp) {
+		hpcc_count(HPCC_STAT_REPORTS_NO_CAPACITY);
+		return;
+	}
+	hpcc_law_cfg(sk, bdp, t_ns, &c);
+	if (!f->telemetry) {
+		/* New flows start at line rate as the draft says; a flow
+		 * coming back from loss-based mode starts where it is.
+		 */
+		u64 w0 = f->started ? ((u64)tcp_snd_cwnd(tp) * tp->mss_cache)
+				      << HPCC_W_SHIFT : bdp;
+
+		hpcc_law_start(&f->law, &c, w0, tp->snd_nxt);
+		f->telemetry = true;
+		f->started = true;
+	}
+	hpcc_law_report(&f->law, &c, L, n, tp->snd_una, tp->snd_nxt);
+	f->last_report_ns = now;
+	hpcc_count(HPCC_STAT_REPORTS_USED);
+
+	/* R = W / T, bytes/s, never above the bottleneck's capacity */
+	rate = (hpcc_qdiv(f->law.w >> HPCC_W_SHIFT, t_ns, 20) *
+		NSEC_PER_SEC) >> 20;
+	for (i = 0; i < n; i++)
+		if (L[i].rate_mbps && (!bmin || L[i].rate_mbps < bmin))
+			bmin = L[i].rate_mbps;
+	cap = (u64)bmin * (1000000 / 8);
+	f->pacing_rate = min(rate, cap);
+}
+
+static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	f->telemetry = false;
+	/* Carry on in congestion avoidance from the window in force. */
+	tp->snd_ssthresh = max(tcp_snd_cwnd(tp), 2U);
+}
+
+static void hpcc_apply_law(struct sock *sk, struct hpcc_flow *f)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u64 w = f->law.w >> HPCC_W_SHIFT;
+	u32 cwnd;
+
+	cwnd = (u32)min_t(u64, w, U32_MAX) / max(tp->mss_cache, 1U);
+	cwnd = clamp(cwnd, (u32)HPCC_MIN_CWND, tp->snd_cwnd_clamp);
+	tcp_snd_cwnd_set(tp, cwnd);
+	WRITE_ONCE(sk->sk_pacing_rate, min(f->pacing_rate,
+					   READ_ONCE(sk->sk_max_pacing_rate)));
+}
+
+/* Loss-based mode: Reno with packet conservation in recovery, and the
+ * stack's own pacing rule (200% of cwnd/srtt in slow start, 120% after).
+ */
+static void hpcc_reno(struct sock *sk, const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u8 state = inet_csk(sk)->icsk_ca_state;
+	u64 rate;
+
+	if (state == TCP_CA_Recovery || state == TCP_CA_CWR) {
+		u32 conserve = tcp_packets_in_flight(tp) +
+			       max_t(s32, rs->acked_sacked, 1);
+
+		tcp_snd_cwnd_set(tp, max_t(u32, min(tcp_snd_cwnd(tp), conserve),
+					   HPCC_MIN_CWND));
+	} else if (rs->acked_sacked > 0) {
+		tcp_reno_cong_avoid(sk, 0, rs->acked_sacked);
+	}
+
+	rate = (u64)tp->mss_cache * max(tcp_snd_cwnd(tp), tp->packets_out) *
+	       NSEC_PER_SEC;
+	rate = hpcc_qdiv(rate, hpcc_srtt_ns(tp), 0);
+	/* x2 in slow start, x1.2 (1229 / 1024) after */
+	rate = tcp_in_slow_start(tp) ? rate * 2 : (rate * 1229) >> 10;
+	WRITE_ONCE(sk->sk_pacing_rate, min(rate,
+					   READ_ONCE(sk->sk_max_pacing_rate)));
+}
+
+static void hpcc_cong_control(struct sock *sk, const struct rate_sample *rs)
+{
+	struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
+	u64 now;
+
+	if (!f) {
+		hpcc_reno(sk, rs);
+		return;
+	}
+	now = tcp_clock_ns();
+	hpcc_consume_report(sk, f, now);
+	if (f->telemetry && now - f->last_report_ns >
+	    READ_ONCE(hpcc_telemetry_timeout) * hpcc_srtt_ns(tcp_sk(sk))) {
+		hpcc_count(HPCC_STAT_TELEMETRY_TIMEOUTS);
+		hpcc_leave_telemetry(sk, f);
+	}
+	if (f->telemetry)
+		hpcc_apply_law(sk, f);
+	else
+		hpcc_reno(sk, rs);
+	hpcc_maybe_probe(sk, f, now);
+}
+
+/* ---- the rest of tcp_congestion_ops ---------------------------------------- */
+
+static void hpcc_init(struct sock *sk)
+{
+	struct hpcc_ca *ca = inet_csk_ca(sk);
+	struct hpcc_flow *f;
+
+	ca->prior_cwnd = 0;
+	ca->flow = NULL;
+	/* Pace even without sch_fq, as tcp_bbr does. */
+	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+
+	f = kzalloc(sizeof(*f), GFP_NOWAIT | __GFP_NOWARN);
+	if (!f)
+		goto degraded;
+	f->sk = sk;
+	write_pnet(&f->net, sock_net(sk));
+	spin_lock_init(&f->lock);
+	if (rhashtable_insert_fast(&hpcc_flows, &f->node, hpcc_flow_params)) {
+		kfree(f);
+		goto degraded;
+	}
+	ca->flow = f;
+	hpcc_count(HPCC_STAT_FLOWS);
+	return;
+degraded:
+	/* Documented degraded mode: loss-based only, reports refused. */
+	hpcc_count(HPCC_STAT_FLOWS_DEGRADED);
+}
+
+static void hpcc_release(struct sock *sk)
+{
+	struct hpcc_ca *ca = inet_csk_ca(sk);
+	struct hpcc_flow *f = ca->flow;
+
+	if (!f)
+		return;
+	ca->flow = NULL;
+	rhashtable_remove_fast(&hpcc_flows, &f->node, hpcc_flow_params);
+	/* A kfunc may still hold f under rcu_read_lock(). */
+	kfree_rcu(f, rcu);
+}
+
+static bool hpcc_telemetry_on(const struct sock *sk)
+{
+	const struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
+
+	return f && f->telemetry;
+}
+
+static u32 hpcc_ssthresh(struct sock *sk)
+{
+	struct hpcc_ca *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	ca->prior_cwnd = tcp_snd_cwnd(tp);
+	/* With telemetry the law, not loss, sizes the window. */
+	if (hpcc_telemetry_on(sk))
+		return max(tcp_snd_cwnd(tp), 2U);
+	return tcp_reno_ssthresh(sk);
+}
+
+static u32 hpcc_undo_cwnd(struct sock *sk)
+{
+	struct hpcc_ca *ca = inet_csk_ca(sk);
+
+	return max(tcp_snd_cwnd(tcp_sk(sk)), ca->prior_cwnd);
+}
+
+static void hpcc_set_state(struct sock *sk, u8 new_state)
+{
+	struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	/* An RTO means the path is in trouble: fall back to loss-based. */
+	if (new_state == TCP_CA_Loss && f && f->telemetry)
+		f->telemetry = false;
+	/* End of loss-based recovery: Reno's cwnd = ssthresh. */
+	if (new_state == TCP_CA_Open && !hpcc_telemetry_on(sk) &&
+	    inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery &&
+	    tp->snd_ssthresh < TCP_INFINITE_SSTHRESH)
+		tcp_snd_cwnd_set(tp, max(tp->snd_ssthresh, 2U));
+}
+
+/*
+ * TCP_CC_INFO / ss -ti reuse struct tcp_bbr_info (INET_DIAG_BBRINFO):
+ *   bbr_bw_lo/hi     R, pacing rate from the law, bytes/s; 0 = loss-based
+ *   bbr_min_rtt      T in use, us
+ *   bbr_pacing_gain  U << 8 (ss prints U as a fraction)
+ *   bbr_cwnd_gain    incStage << 8 (ss prints incStage)
+ */
+static size_t hpcc_get_info(struct sock *sk, u32 ext, int *attr,
+			    union tcp_cc_info *info)
+{
+	const struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
+	u64 bw = 0, u = 0;
+
+	if (!(ext & (1 << (INET_DIAG_BBRINFO - 1))) &&
+	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
+		return 0;
+	memset(&info->bbr, 0, sizeof(info->bbr));
+	if (f && f->telemetry) {
+		bw = f->pacing_rate;
+		u = min_t(u64, f->law.u >> (HPCC_U_SHIFT - 8), U32_MAX);
+		info->bbr.bbr_min_rtt = f->t_us;
+		info->bbr.bbr_cwnd_gain = f->law.inc_stage << 8;
+	}
+	info->bbr.bbr_bw_lo = (u32)bw;
+	info->bbr.bbr_bw_hi = (u32)(bw >> 32);
+	info->bbr.bbr_pacing_gain = (u32)u;
+	*attr = INET_DIAG_BBRINFO;
+	return sizeof(info->bbr);
+}
+
+static struct tcp_congestion_ops tcp_hpcc_ops __read_mostly = {
+	.flags		= TCP_CONG_NON_RESTRICTED,
+	.name		= "hpcc",
+	.owner		= THIS_MODULE,
+	.init		= hpcc_init,
+	.release	= hpcc_release,
+	.cong_control	= hpcc_cong_control,
+	.ssthresh	= hpcc_ssthresh,
+	.undo_cwnd	= hpcc_undo_cwnd,
+	.set_state	= hpcc_set_state,
+	.get_info	= hpcc_get_info,
+};
+
+/* ---- /proc/net/tcp_hpcc and /proc/net/tcp_hpcc_stat ------------------------ */
+
+static void hpcc_show_flow(struct seq_file *seq, const struct hpcc_flow *f,
+			   u64 now)
+{
+	const struct sock *sk = f->sk;
+	const struct hpcc_law *law = &f->law;
+	u64 age = f->last_report_ns ? now - READ_ONCE(f->last_report_ns) : 0;
+
+	/* Racy snapshot of a live flow: good enough for a status view. */
+	if (sk->sk_family == AF_INET6 && !ipv6_addr_v4mapped(&sk->sk_v6_daddr))
+		seq_printf(seq, "[%pI6c]:%u [%pI6c]:%u", &sk->sk_v6_rcv_saddr,
+			   sk->sk_num, &sk->sk_v6_daddr, ntohs(sk->sk_dport));
+	else
+		seq_printf(seq, "%pI4:%u %pI4:%u", &sk->sk_rcv_saddr,
+			   sk->sk_num, &sk->sk_daddr, ntohs(sk->sk_dport));
+	seq_printf(seq, " %s %llu %llu %llu %u %u %llu %u %llu %llu %u %u\n",
+		   READ_ONCE(f->telemetry) ? "hpcc" : "reno",
+		   law->w >> HPCC_W_SHIFT, law->wc >> HPCC_W_SHIFT,
+		   (law->u * 1000) >> HPCC_U_SHIFT, law->inc_stage,
+		   law->bottleneck, f->pacing_rate, f->t_us,
+		   div_u64(age, NSEC_PER_USEC),
+		   div_u64(f->probe_rtt_ns, NSEC_PER_USEC), law->nhops,
+		   f->unanswered);
+}
+
+#define HPCC_FLOWS_HEADER "local remote mode w_bytes wc_bytes u_permille stage bottleneck_hop rate_Bps t_us age_us probe_rtt_us hops unanswered\n"
+
+static int hpcc_flows_show(struct seq_file *seq, void *v)
+{
+	struct net *net = seq_file_net(seq);
+	struct rhashtable_iter iter;
+	struct hpcc_flow *f;
+	u64 now = tcp_clock_ns();
+
+	seq_puts(seq, HPCC_FLOWS_HEADER);
+	rhashtable_walk_enter(&hpcc_flows, &iter);
+	rhashtable_walk_start(&iter);
+	while ((f = rhashtable_walk_next(&iter))) {
+		if (IS_ERR(f))
+			continue;	/* -EAGAIN: a resize, keep walking */
+		if (net_eq(read_pnet(&f->net), net))
+			hpcc_show_flow(seq, f, now);
+	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+	return 0;
+}
+
+static int hpcc_stat_show(struct seq_file *seq, void *v)
+{
+	int i, cpu;
+
+	for (i = 0; i < HPCC_STAT_MAX; i++) {
+		unsigned long sum = 0;
+
+		for_each_possible_cpu(cpu)
+			sum += per_cpu(hpcc_stats[i], cpu);
+		seq_printf(seq, "%s %lu\n", hpcc_stat_names[i], sum);
+	}
+	return 0;
+}
+
+static int __net_init hpcc_net_init(struct net *net)
+{
+	if (!proc_create_net_single("tcp_hpcc", 0444, net->proc_net,
+				    hpcc_flows_show, NULL) ||
+	    !proc_create_net_single("tcp_hpcc_stat", 0444, net->proc_net,
+				    hpcc_stat_show, NULL)) {
+		remove_proc_entry("tcp_hpcc", net->proc_net);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __net_exit hpcc_net_exit(struct net *net)
+{
+	remove_proc_entry("tcp_hpcc_stat", net->proc_net);
+	remove_proc_entry("tcp_hpcc", net->proc_net);
+}
+
+static struct pernet_operations hpcc_net_ops = {
+	.init = hpcc_net_init,
+	.exit = hpcc_net_exit,
+};
+
+/* ---- module ---------------------------------------------------------------- */
+
+static int __init hpcc_register(void)
+{
+	int err;
+
+	BUILD_BUG_ON(sizeof(struct hpcc_ca) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON(sizeof(struct hpcc_hop) != 32);
+	BUILD_BUG_ON(sizeof(struct hpcc_hdr) != 16);
+	BUILD_BUG_ON(HPCC_PROBE_LEN != 16 + 32 * HPCC_MAX_HOPS);
+	BUILD_BUG_ON(HPCC_MAX_HOPS > HPCC_LAW_MAX_HOPS);
+	BUILD_BUG_ON(HPCC_MAX_HOPS > U8_MAX);
+	BUILD_BUG_ON(ARRAY_SIZE(hpcc_stat_names) != HPCC_STAT_MAX);
+
+	/* Without module BTF the kfunc would silently not exist. */
+#if IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES)
+	if (!THIS_MODULE->btf_data_size) {
+		pr_err("tcp_hpcc: module has no BTF, so bpf_hpcc_report() cannot be registered; rebuild with the Makefile (pahole + resolve_btfids)\n");
+		return -ENOKEY;
+	}
+#else
+	pr_err("tcp_hpcc: kernel lacks CONFIG_DEBUG_INFO_BTF_MODULES; the telemetry kfunc needs it\n");
+	return -EOPNOTSUPP;
+#endif
+	err = rhashtable_init(&hpcc_flows, &hpcc_flow_params);
+	if (err)
+		return err;
+	err = register_btf_kfunc_id_set(BPF_PROG_TYPE_SCHED_CLS,
+					&hpcc_kfunc_set);
+	if (err) {
+		pr_err("tcp_hpcc: registering the kfunc failed: %d\n", err);
+		goto err_hash;
+	}
+	err = register_pernet_subsys(&hpcc_net_ops);
+	if (err)
+		goto err_hash;
+	err = tcp_register_congestion_control(&tcp_hpcc_ops);
+	if (err)
+		goto err_net;
+	pr_info("tcp_hpcc: registered, per-flow state %zu bytes\n",
+		sizeof(struct hpcc_flow));
+	return 0;
+
+err_net:
+	unregister_pernet_subsys(&hpcc_net_ops);
+err_hash:
+	rhashtable_destroy(&hpcc_flows);
+	return err;
+}
+
+static void __exit hpcc_unregister(void)
+{
+	tcp_unregister_congestion_control(&tcp_hpcc_ops);
+	unregister_pernet_subsys(&hpcc_net_ops);
+	/* Every socket took a module reference, so the table is empty. */
+	rhashtable_destroy(&hpcc_flows);
+}
+
+module_init(hpcc_register);
+module_exit(hpcc_unregister);
+
+MODULE_AUTHOR("tcp_hpcc developers");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("HPCC++ High Precision Congestion Control for TCP");
