@@ -1,0 +1,96 @@
+# tcp_hpcc: HPCC++ congestion control module for Linux TCP (target: Debian 6.1).
+#
+#   make            build tcp_hpcc.ko with module BTF (needed for its kfuncs)
+#   make deps       install missing Debian build packages (scripts/deps.sh build)
+#   make vmlinux.h  bpf/vmlinux.h from the target kernel's BTF
+#   make clean      remove build outputs, including the build/ cache
+#   make kver       print the kernel this tree builds against
+#
+# Overridable: KVER (default: newest installed Debian 6.1 kernel with headers),
+# KDIR, PAHOLE, PAHOLE_FLAGS, OBJCOPY.
+
+# Kernel discovery: the ABI number (6.1.0-NN) moves with Debian updates.
+ifeq ($(origin KVER),undefined)
+KVER := $(shell printf '%s\n' \
+	$(patsubst /usr/src/linux-headers-%/Makefile,%,$(wildcard /usr/src/linux-headers-6.1.*-amd64/Makefile)) \
+	$(patsubst /lib/modules/%/build/Makefile,%,$(wildcard /lib/modules/6.1.*/build/Makefile)) \
+	| sort -uV | tail -n1)
+endif
+KDIR ?= /lib/modules/$(KVER)/build
+
+BUILDDIR := build
+# Per-kernel cache from scripts/kbtf.sh: BTF base, resolve_btfids, vmlinux.h.
+KBTF := $(BUILDDIR)/kbtf/$(KVER)
+BTF_BASE := $(KBTF)/vmlinux
+RESOLVE_BTFIDS := $(KBTF)/resolve_btfids
+
+MODULE := tcp_hpcc.ko
+# Newer than $(MODULE) once BTF has been added, so a re-run does not redo it.
+BTF_STAMP := $(BUILDDIR)/$(MODULE).btf-stamp
+
+PAHOLE ?= pahole
+OBJCOPY ?= objcopy
+# Same pahole options the Debian kernel used for its own modules (1.24: --btf_gen_floats -j --lang_exclude=rust).
+PAHOLE_FLAGS ?= $(shell PAHOLE=$(PAHOLE) $(KDIR)/scripts/pahole-flags.sh 2>/dev/null)
+
+# Goals that must work without kernel headers (lead: add e.g. unit tests here).
+NOKERNEL_GOALS := deps clean kver
+ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifeq ($(KVER),)
+$(error no Debian 6.1 kernel headers (/usr/src/linux-headers-6.1.*-amd64): run 'make deps' or set KVER=/KDIR=)
+endif
+ifeq ($(wildcard $(KDIR)/Makefile),)
+$(error no kernel headers at KDIR=$(KDIR): install linux-headers-$(KVER) or set KDIR=)
+endif
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all module deps vmlinux.h clean kver
+
+all: module
+# --- lead: add to 'all' here: bpf objects, probe/, unit tests as wanted.
+
+# kbuild prints "Skipping BTF generation ... unavailability of vmlinux" when it
+# links the .ko (Debian headers ship no vmlinux): expected, we add BTF below.
+module: $(BTF_BASE) $(RESOLVE_BTFIDS)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@mkdir -p $(BUILDDIR)
+	@if [ ! -e $(BTF_STAMP) ] || [ $(MODULE) -nt $(BTF_STAMP) ]; then \
+	    echo "  BTF     $(MODULE) (base $(BTF_BASE))"; \
+	    LLVM_OBJCOPY=$(OBJCOPY) $(PAHOLE) -J $(PAHOLE_FLAGS) --btf_base $(BTF_BASE) $(MODULE) \
+	    && $(RESOLVE_BTFIDS) -b $(BTF_BASE) $(MODULE) \
+	    && touch $(BTF_STAMP) \
+	    || { echo "Makefile: adding BTF to $(MODULE) failed" >&2; rm -f $(BTF_STAMP); exit 1; }; \
+	fi
+	@# Without .BTF the kernel only logs "missing module BTF, cannot register kfuncs".
+	@readelf -S --wide $(MODULE) | grep -q ' \.BTF ' \
+	    || { echo "Makefile: ERROR: $(MODULE) has no .BTF section" >&2; rm -f $(BTF_STAMP); exit 1; }
+	@readelf -S --wide $(MODULE) | grep -q ' \.BTF_ids ' \
+	    || { echo "Makefile: ERROR: $(MODULE) has no .BTF_ids section (no kfunc set?)" >&2; rm -f $(BTF_STAMP); exit 1; }
+	@# .BTF_ids is all zeros until resolve_btfids has filled in the BTF ids.
+	@$(OBJCOPY) -O binary --only-section=.BTF_ids $(MODULE) $(BUILDDIR)/btf_ids.bin
+	@od -An -tx1 -v $(BUILDDIR)/btf_ids.bin | grep -q '[1-9a-f]' \
+	    || { echo "Makefile: ERROR: $(MODULE) .BTF_ids unresolved (all zero)" >&2; rm -f $(BTF_STAMP); exit 1; }
+
+# Grouped target: one kbtf.sh run makes all three (cached; delete to redo).
+$(BTF_BASE) $(RESOLVE_BTFIDS) $(KBTF)/vmlinux.h &:
+	scripts/kbtf.sh $(KVER) $(KBTF)
+
+vmlinux.h: bpf/vmlinux.h
+bpf/vmlinux.h: $(KBTF)/vmlinux.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+deps:
+	scripts/deps.sh build
+
+kver:
+	@echo "KVER=$(KVER) KDIR=$(KDIR)"
+
+# --- lead: add targets here:
+#   unit tests (tests/unit), bpf objects (bpf/*.bpf.o, need bpf/vmlinux.h),
+#   probe/, check (all tests), demo, bench, install.
+
+clean:
+	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
+	rm -rf $(BUILDDIR) bpf/vmlinux.h

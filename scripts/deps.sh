@@ -1,0 +1,45 @@
+#!/bin/bash
+# deps.sh [group...] - install the Debian packages a group needs, only if missing.
+# Groups: build vm bench (default: all). Fast no-op when everything is present.
+set -euo pipefail
+
+me=deps.sh
+
+# python3: resolve_btfids' libbpf build runs scripts/bpf_doc.py.
+# libc6-dev: only a Recommends of gcc, but resolve_btfids is a userspace program.
+pkgs_build=(make gcc libc6-dev clang llvm libbpf-dev bpftool pahole libelf-dev zlib1g-dev
+            linux-headers-amd64 linux-image-amd64 linux-source-6.1 xz-utils python3)
+pkgs_vm=(qemu-system-x86 busybox-static iproute2 iperf3 cpio kmod ethtool)
+pkgs_bench=(gnuplot-nox)
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(build vm bench)
+
+want=()
+for g in "${groups[@]}"; do
+    case "$g" in
+        build) want+=("${pkgs_build[@]}") ;;
+        vm)    want+=("${pkgs_vm[@]}") ;;
+        bench) want+=("${pkgs_bench[@]}") ;;
+        *) echo "$me: unknown group '$g' (known: build vm bench)" >&2; exit 2 ;;
+    esac
+done
+
+# One dpkg-query for all; packages dpkg never heard of print nothing (stderr muted).
+installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${want[@]}" 2>/dev/null \
+            | awk '$2 == "ii" { print $1 }' || true)
+missing=()
+for p in "${want[@]}"; do
+    grep -qxF "$p" <<<"$installed" || missing+=("$p")
+done
+[ ${#missing[@]} -gt 0 ] || exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "$me: missing packages (need root): ${missing[*]}" >&2
+    exit 1
+fi
+
+echo "$me: installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
