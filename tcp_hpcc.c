@@ -138,7 +138,7 @@ enum hpcc_stat {
 	HPCC_STAT_PROBES_SENT,
 	HPCC_STAT_PROBES_LOST,		/* no response within the timeout */
 	HPCC_STAT_PROBES_LIMITED,	/* held back by probe_limit */
-	HPCC_STAT_PROBE_ERRORS,		/* allocation, route or xmit failed */
+	HPCC_STAT_PROBE_ERRORS,		/* allocation or route failed */
 	HPCC_STAT_REPORTS_ACCEPTED,
 	HPCC_STAT_REPORTS_USED,		/* consumed by the window law */
 	HPCC_STAT_REPORTS_NO_CAPACITY,	/* no hop reported B */
@@ -349,7 +349,8 @@ static bool hpcc_sk_is_v4(const struct sock *sk)
  * RTTs, backing off while probes stay unanswered (a receiver without the
  * reflector) so that such a path costs almost nothing.
  */
-static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f, u64 now)
+static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
+			     const struct rate_sample *rs, u64 now)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u64 timeout;
@@ -358,7 +359,11 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f, u64 now)
 	u32 nonce;
 	int err;
 
-	if (!tp->packets_out || now < f->next_probe_ns)
+	/* In flight now, or up to this ACK: an ACK-clocked flow whose
+	 * every ACK covers the whole flight is still sending.
+	 */
+	if ((!tp->packets_out && !rs->prior_in_flight) ||
+	    now < f->next_probe_ns)
 		return;
 	if (READ_ONCE(f->probe_nonce)) {
 		/* The previous probe is overdue: count it lost. */
@@ -391,7 +396,8 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f, u64 now)
 	else
 #endif
 		err = hpcc_xmit_probe_v4(sk, skb, tos);
-	hpcc_count(err ? HPCC_STAT_PROBE_ERRORS : HPCC_STAT_PROBES_SENT);
+	/* > 0: dropped or congested by a local qdisc, as data may be */
+	hpcc_count(err < 0 ? HPCC_STAT_PROBE_ERRORS : HPCC_STAT_PROBES_SENT);
 }
 
 /* ---- the kfunc ------------------------------------------------------------- */
@@ -653,8 +659,12 @@ static void hpcc_cong_control(struct sock *sk, const struct rate_sample *rs)
 	}
 	now = tcp_clock_ns();
 	hpcc_consume_report(sk, f, now);
+	/* Probes are not retried faster than HPCC_PROBE_MIN_TIMEOUT, so
+	 * telemetry cannot be missed sooner either.
+	 */
 	if (f->telemetry && now - f->last_report_ns >
-	    READ_ONCE(hpcc_telemetry_timeout) * hpcc_srtt_ns(tcp_sk(sk))) {
+	    READ_ONCE(hpcc_telemetry_timeout) *
+	    max_t(u64, hpcc_srtt_ns(tcp_sk(sk)), HPCC_PROBE_MIN_TIMEOUT)) {
 		hpcc_count(HPCC_STAT_TELEMETRY_TIMEOUTS);
 		hpcc_leave_telemetry(sk, f);
 	}
@@ -662,7 +672,7 @@ static void hpcc_cong_control(struct sock *sk, const struct rate_sample *rs)
 		hpcc_apply_law(sk, f);
 	else
 		hpcc_reno(sk, rs);
-	hpcc_maybe_probe(sk, f, now);
+	hpcc_maybe_probe(sk, f, rs, now);
 }
 
 /* ---- the rest of tcp_congestion_ops ---------------------------------------- */
@@ -822,7 +832,7 @@ static void hpcc_show_flow(struct seq_file *seq, const struct hpcc_flow *f,
 
 static int hpcc_flows_show(struct seq_file *seq, void *v)
 {
-	struct net *net = seq_file_net(seq);
+	struct net *net = seq_file_single_net(seq);
 	struct rhashtable_iter iter;
 	struct hpcc_flow *f;
 	u64 now = tcp_clock_ns();
