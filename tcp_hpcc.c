@@ -209,6 +209,8 @@ struct hpcc_ca {
 };
 
 static struct rhashtable hpcc_flows;
+/* 664 bytes on x86-64: its own cache instead of kmalloc-1k */
+static struct kmem_cache *hpcc_flow_cache;
 
 static const struct rhashtable_params hpcc_flow_params = {
 	.key_len = sizeof(struct sock *),
@@ -687,14 +689,14 @@ static void hpcc_init(struct sock *sk)
 	/* Pace even without sch_fq, as tcp_bbr does. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
 
-	f = kzalloc(sizeof(*f), GFP_NOWAIT | __GFP_NOWARN);
+	f = kmem_cache_zalloc(hpcc_flow_cache, GFP_NOWAIT | __GFP_NOWARN);
 	if (!f)
 		goto degraded;
 	f->sk = sk;
 	write_pnet(&f->net, sock_net(sk));
 	spin_lock_init(&f->lock);
 	if (rhashtable_insert_fast(&hpcc_flows, &f->node, hpcc_flow_params)) {
-		kfree(f);
+		kmem_cache_free(hpcc_flow_cache, f);
 		goto degraded;
 	}
 	ca->flow = f;
@@ -912,9 +914,12 @@ static int __init hpcc_register(void)
 	pr_err("tcp_hpcc: kernel lacks CONFIG_DEBUG_INFO_BTF_MODULES; the telemetry kfunc needs it\n");
 	return -EOPNOTSUPP;
 #endif
+	hpcc_flow_cache = KMEM_CACHE(hpcc_flow, 0);
+	if (!hpcc_flow_cache)
+		return -ENOMEM;
 	err = rhashtable_init(&hpcc_flows, &hpcc_flow_params);
 	if (err)
-		return err;
+		goto err_cache;
 	err = register_btf_kfunc_id_set(BPF_PROG_TYPE_SCHED_CLS,
 					&hpcc_kfunc_set);
 	if (err) {
@@ -935,6 +940,8 @@ err_net:
 	unregister_pernet_subsys(&hpcc_net_ops);
 err_hash:
 	rhashtable_destroy(&hpcc_flows);
+err_cache:
+	kmem_cache_destroy(hpcc_flow_cache);
 	return err;
 }
 
@@ -942,8 +949,12 @@ static void __exit hpcc_unregister(void)
 {
 	tcp_unregister_congestion_control(&tcp_hpcc_ops);
 	unregister_pernet_subsys(&hpcc_net_ops);
-	/* Every socket took a module reference, so the table is empty. */
+	/* Every socket took a module reference, so the table is empty;
+	 * flows released last may still wait for their grace period.
+	 */
 	rhashtable_destroy(&hpcc_flows);
+	rcu_barrier();
+	kmem_cache_destroy(hpcc_flow_cache);
 }
 
 module_init(hpcc_register);
