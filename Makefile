@@ -34,7 +34,7 @@ OBJCOPY ?= objcopy
 PAHOLE_FLAGS ?= $(shell PAHOLE=$(PAHOLE) $(KDIR)/scripts/pahole-flags.sh 2>/dev/null)
 
 # Goals that must work without kernel headers (lead: add e.g. unit tests here).
-NOKERNEL_GOALS := deps clean kver
+NOKERNEL_GOALS := deps clean kver unit bench-law check
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(KVER),)
 $(error no Debian 6.1 kernel headers (/usr/src/linux-headers-6.1.*-amd64): run 'make deps' or set KVER=/KDIR=)
@@ -45,10 +45,10 @@ endif
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all module deps vmlinux.h clean kver
+.PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit \
+	check install bench-law
 
-all: module
-# --- lead: add to 'all' here: bpf objects, probe/, unit tests as wanted.
+all: module bpf probe
 
 # kbuild prints "Skipping BTF generation ... unavailability of vmlinux" when it
 # links the .ko (Debian headers ship no vmlinux): expected, we add BTF below.
@@ -87,10 +87,49 @@ deps:
 kver:
 	@echo "KVER=$(KVER) KDIR=$(KDIR)"
 
-# --- lead: add targets here:
-#   unit tests (tests/unit), bpf objects (bpf/*.bpf.o, need bpf/vmlinux.h),
-#   probe/, check (all tests), demo, bench, install.
+# BPF objects are CO-RE: built against the target kernel's vmlinux.h, they
+# load on 6.1 in the VM and on this machine's kernel alike.
+bpf: bpf/vmlinux.h
+	$(MAKE) -C bpf
+
+probe: bpf
+	$(MAKE) -C probe
+
+selftests: bpf/vmlinux.h
+	$(MAKE) -C selftests
+
+UNIT_CFLAGS := -O2 -g -Wall -Wextra -Werror -I. -Itests/unit
+
+tests/unit/test_law: tests/unit/test_law.c tests/unit/tap.h hpcc_law.h
+	$(CC) $(UNIT_CFLAGS) -o $@ $< -lm
+
+tests/unit/bench_law: tests/unit/bench_law.c hpcc_law.h
+	$(CC) $(UNIT_CFLAGS) -o $@ $<
+
+# Everything the test suite runs.
+tests: tests/unit/test_law selftests bpf
+	$(MAKE) -C tests/bpf
+
+unit: tests/unit/test_law
+	tests/unit/test_law
+
+# Instructions per window-law update, by callgrind.
+bench-law: tests/unit/bench_law
+	scripts/bench-law.sh
+
+# The README's test command: installs what is missing, builds, runs the
+# unit, BPF and probe tests on this machine and the selftests in the VM.
+check:
+	scripts/check.sh
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	$(MAKE) -C probe install
 
 clean:
 	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
-	rm -rf $(BUILDDIR) bpf/vmlinux.h
+	rm -rf $(BUILDDIR) bpf/vmlinux.h tests/unit/test_law tests/unit/bench_law
+	$(MAKE) -C bpf clean
+	$(MAKE) -C selftests clean
+	$(MAKE) -C tests/bpf clean
+	$(if $(wildcard probe/Makefile),$(MAKE) -C probe clean)
