@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hpcc_host.bpf.c - HPCC++ at an end host, tc clsact ingress.
+ *
+ * Receiver: a valid probe is turned into a response in place (MACs,
+ * addresses and ports swapped, HPCC_F_RESPONSE, response DSCP, fresh TTL)
+ * and sent back out of the device it came in on.
+ * Sender: a valid response is handed to tcp_hpcc.ko through its kfunc
+ * bpf_hpcc_report() for the local socket it belongs to, then dropped so
+ * TCP never sees it.
+ * Malformed HPCC candidates are dropped (TCP would discard a segment
+ * without ACK/SYN/RST anyway); everything else passes byte-identical.
+ *
+ * Works with plain `tc filter add dev X ingress bpf da obj hpcc_host.bpf.o
+ * sec tc`: the config map has defaults when unset, and the kfunc is weak.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_core_read.h>
+#include "hpcc_wire.h"
+#include "hpcc_parse.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* struct tcp_sock comes from vmlinux.h: libbpf 1.1 rejects the prototype
+ * against the module's BTF if it is only forward-declared.
+ */
+extern int bpf_hpcc_report(struct tcp_sock *tp, const void *report,
+			   __u32 report__sz) __ksym __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hpcc_host_cfg);
+} hpcc_host_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HPCC_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} hpcc_counters SEC(".maps");
+
+/* Scratch copy of a response for the kfunc (keeps it off the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hpcc_probe);
+} hpcc_report_buf SEC(".maps");
+
+#define HPCC_RESP_TTL		64
+
+/* Is tcp_hpcc.ko there? Its BTF has the wire types (the kfunc takes a
+ * struct hpcc_probe): a CO-RE type-existence check is resolved by libbpf
+ * against vmlinux and module BTFs at load time. With the module absent
+ * the branch calling the unresolved weak kfunc is dead code, which the
+ * 6.1 verifier removes before rejecting kfunc id 0. The obvious
+ * `if (!bpf_hpcc_report)` needs ld_imm64 of a kfunc address, which 6.1
+ * rejects as soon as the kfunc does resolve (supported from 6.3).
+ */
+static __always_inline bool hpcc_have_module(void)
+{
+	return bpf_core_type_exists(struct hpcc_probe);
+}
+
+static __always_inline void hpcc_swap(struct __sk_buff *skb, __u32 off,
+				      __u32 half, void *a, void *b)
+{
+	/* a and b are 2*half bytes of scratch; swap two adjacent fields. */
+	if (bpf_skb_load_bytes(skb, off, a, half) ||
+	    bpf_skb_load_bytes(skb, off + half, b, half))
+		return;
+	bpf_skb_store_bytes(skb, off, b, half, 0);
+	bpf_skb_store_bytes(skb, off + half, a, half, 0);
+}
+
+/* Turn a probe into its response and send it back. Swapping addresses
+ * and ports leaves both checksums' sums unchanged; the DSCP/TTL change
+ * is folded into the IPv4 header checksum and the flags byte into TCP's.
+ */
+static __always_inline int hpcc_reflect(struct __sk_buff *skb,
+					const struct hpcc_pkt *p,
+					const struct hpcc_hdr *h, __u8 resp_dscp)
+{
+	struct hpcc_hdr_word ow, nw;
+	__u8 a[16], b[16];
+	__u32 addr_off, alen;
+
+	hpcc_swap(skb, 0, 6, a, b);				/* MACs */
+	if (p->ipv6) {
+		addr_off = p->l3_off + offsetof(struct hpcc_ip6h, saddr);
+		alen = 16;
+	} else {
+		addr_off = p->l3_off + offsetof(struct hpcc_iph, saddr);
+		alen = 4;
+	}
+	if (bpf_skb_load_bytes(skb, addr_off, a, alen) ||
+	    bpf_skb_load_bytes(skb, addr_off + alen, b, alen) ||
+	    bpf_skb_store_bytes(skb, addr_off, b, alen, 0) ||
+	    bpf_skb_store_bytes(skb, addr_off + alen, a, alen, 0))
+		return -1;
+	hpcc_swap(skb, p->l4_off, 2, a, b);			/* ports */
+
+	if (hpcc_set_dscp(skb, p, resp_dscp) ||
+	    hpcc_set_ttl(skb, p, HPCC_RESP_TTL))
+		return -1;
+
+	ow.version = h->version;
+	ow.flags = h->flags;
+	ow.nhops = h->nhops;
+	ow.room = h->room;
+	nw = ow;
+	nw.flags |= HPCC_F_RESPONSE;
+	return hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw));
+}
+
+static __always_inline __u32 hpcc_report_counter(int ret)
+{
+	switch (ret) {
+	case 0:
+		return HPCC_CNT_RESP_DELIVERED;
+	case -EOPNOTSUPP:
+		return HPCC_CNT_NOT_HPCC;
+	case -ESTALE:
+		return HPCC_CNT_BAD_NONCE;
+	case -ENOBUFS:
+		return HPCC_CNT_NO_FLOW_STATE;
+	case -EINVAL:
+		return HPCC_CNT_BAD_SOCKET;
+	default:
+		return HPCC_CNT_KFUNC_OTHER;
+	}
+}
+
+/* Hand a response to the module. Returns the counter to bump. */
+static __always_inline __u32 hpcc_deliver(struct __sk_buff *skb,
+					  const struct hpcc_pkt *p)
+{
+	struct bpf_sock_tuple t = {};
+	struct bpf_sock *sk;
+	struct tcp_sock *tp;
+	struct hpcc_probe *buf;
+	__u32 zero = 0, tlen, cnt;
+	int ret;
+
+	/* The response travels peer -> us: as an incoming packet's tuple
+	 * it is exactly what the socket lookup wants.
+	 */
+	if (p->ipv6) {
+		if (bpf_skb_load_bytes(skb, p->l3_off +
+				       offsetof(struct hpcc_ip6h, saddr),
+				       &t.ipv6.saddr, 32) ||
+		    bpf_skb_load_bytes(skb, p->l4_off, &t.ipv6.sport, 4))
+			return HPCC_CNT_WRITE_FAIL;
+		tlen = sizeof(t.ipv6);
+	} else {
+		if (bpf_skb_load_bytes(skb, p->l3_off +
+				       offsetof(struct hpcc_iph, saddr),
+				       &t.ipv4.saddr, 8) ||
+		    bpf_skb_load_bytes(skb, p->l4_off, &t.ipv4.sport, 4))
+			return HPCC_CNT_WRITE_FAIL;
+		tlen = sizeof(t.ipv4);
+	}
+
+	buf = bpf_map_lookup_elem(&hpcc_report_buf, &zero);
+	if (!buf)
+		return HPCC_CNT_WRITE_FAIL;
+	if (bpf_skb_load_bytes(skb, p->pay_off, buf, sizeof(*buf)))
+		return HPCC_CNT_TRUNCATED;
+
+	sk = bpf_skc_lookup_tcp(skb, &t, tlen, BPF_F_CURRENT_NETNS, 0);
+	if (!sk)
+		return HPCC_CNT_NO_SOCKET;
+	/* A listener or a request/timewait socket is no connection. */
+	tp = sk->state != BPF_TCP_LISTEN ? bpf_skc_to_tcp_sock(sk) : NULL;
+	if (!tp) {
+		cnt = HPCC_CNT_NO_SOCKET;
+	} else if (!hpcc_have_module()) {
+		cnt = HPCC_CNT_NO_MODULE;
+	} else {
+		ret = bpf_hpcc_report(tp, buf, sizeof(*buf));
+		cnt = hpcc_report_counter(ret);
+	}
+	bpf_sk_release(sk);
+	return cnt;
+}
+
+SEC("tc")
+int hpcc_host(struct __sk_buff *skb)
+{
+	__u8 probe_dscp = HPCC_DSCP_PROBE_DEFAULT;
+	__u8 resp_dscp = HPCC_DSCP_RESPONSE_DEFAULT;
+	struct hpcc_host_cfg *cfg;
+	struct hpcc_pkt p = {};
+	struct hpcc_hdr h;
+	__u32 zero = 0, reason = 0;
+
+	/* Fast path: anything but a TCP segment without flags. */
+	if (hpcc_parse(skb, &p))
+		return TC_ACT_OK;
+
+	cfg = bpf_map_lookup_elem(&hpcc_host_cfg, &zero);
+	if (cfg && (cfg->flags & HPCC_CFG_F_DSCP)) {
+		probe_dscp = cfg->probe_dscp;
+		resp_dscp = cfg->resp_dscp;
+	}
+
+	switch (hpcc_classify(skb, &p, probe_dscp, resp_dscp, &h, &reason)) {
+	case HPCC_PKT_OTHER:
+		hpcc_count(&hpcc_counters, HPCC_CNT_OTHER);
+		return TC_ACT_OK;
+	case HPCC_PKT_MALFORMED:
+		hpcc_count(&hpcc_counters, reason);
+		return TC_ACT_SHOT;
+	case HPCC_PKT_RESPONSE:
+		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p));
+		return TC_ACT_SHOT;
+	case HPCC_PKT_PROBE:
+		break;
+	}
+	if (hpcc_reflect(skb, &p, &h, resp_dscp)) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
+		return TC_ACT_SHOT;
+	}
+	hpcc_count(&hpcc_counters, HPCC_CNT_PROBE_REFLECTED);
+	return bpf_redirect(skb->ifindex, 0);
+}

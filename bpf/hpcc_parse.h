@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * hpcc_parse.h - the one set of packet helpers shared by hpcc_switch.bpf.c
+ * and hpcc_host.bpf.c: locate the headers of an HPCC probe/response,
+ * classify it, and rewrite DSCP and payload with checksums kept valid.
+ *
+ * Include after vmlinux.h, bpf_helpers.h and hpcc_wire.h.
+ *
+ * Headers are read with direct packet access, every access bounds-checked.
+ * The HPCC payload is read with bpf_skb_load_bytes() and written with
+ * bpf_skb_store_bytes(), which also work when the payload sits in page
+ * fragments and when the skb is a clone. Packets that are not HPCC
+ * candidates are never written.
+ *
+ * Packet header layouts are declared here rather than taken from vmlinux.h:
+ * vmlinux.h types carry preserve_access_index, and CO-RE relocations on
+ * wire formats are pointless (and bitfields would need special reads).
+ */
+#ifndef _HPCC_PARSE_H
+#define _HPCC_PARSE_H
+
+#ifndef TC_ACT_OK
+#define TC_ACT_OK		0
+#define TC_ACT_SHOT		2
+#define TC_ACT_REDIRECT		7
+#endif
+
+#define HPCC_ETH_P_IP		0x0800
+#define HPCC_ETH_P_IPV6		0x86DD
+#define HPCC_IPPROTO_TCP	6
+#define HPCC_IP_MF		0x2000
+#define HPCC_IP_OFFSET		0x1FFF
+
+/* Errnos the kfunc may return beyond the ones hpcc_wire.h defines. */
+#ifndef EOPNOTSUPP
+#define EOPNOTSUPP		95
+#endif
+#ifndef ENOBUFS
+#define ENOBUFS			105
+#endif
+#ifndef ESTALE
+#define ESTALE			116
+#endif
+
+#define HPCC_ETH_HLEN		14
+
+struct hpcc_eth {
+	__u8 dst[6];
+	__u8 src[6];
+	__be16 proto;
+} __attribute__((packed));
+
+struct hpcc_iph {
+	__u8 ver_ihl;
+	__u8 tos;
+	__be16 tot_len;
+	__be16 id;
+	__be16 frag_off;
+	__u8 ttl;
+	__u8 protocol;
+	__sum16 check;
+	__be32 saddr;
+	__be32 daddr;
+};
+
+struct hpcc_ip6h {
+	__be32 vtc_flow;	/* version 4, traffic class 8, flow label 20 */
+	__be16 payload_len;
+	__u8 nexthdr;
+	__u8 hop_limit;
+	__u8 saddr[16];
+	__u8 daddr[16];
+};
+
+struct hpcc_tcph {
+	__be16 source;
+	__be16 dest;
+	__be32 seq;
+	__be32 ack_seq;
+	__u8 doff_res;		/* data offset in the high nibble */
+	__u8 flags;		/* CWR ECE URG ACK PSH RST SYN FIN */
+	__be16 window;
+	__sum16 check;
+	__be16 urg_ptr;
+};
+
+/* Where things are in an HPCC candidate. Offsets from the MAC header. */
+struct hpcc_pkt {
+	__u32 l3_off;
+	__u32 l4_off;
+	__u32 pay_off;		/* TCP payload: struct hpcc_probe */
+	__u32 pay_len;		/* as claimed by the IP header */
+	__u8 ipv6;
+	__u8 dscp;
+};
+
+enum hpcc_class {
+	HPCC_PKT_OTHER = 0,	/* not HPCC: leave it alone */
+	HPCC_PKT_PROBE,
+	HPCC_PKT_RESPONSE,
+	HPCC_PKT_MALFORMED,	/* an HPCC candidate failing validation */
+};
+
+#define HPCC_IP4_CSUM_OFF	10	/* offsetof(struct hpcc_iph, check) */
+#define HPCC_TCP_CSUM_OFF	16	/* offsetof(struct hpcc_tcph, check) */
+
+/* Make the first @len bytes linear if they are in the packet but not in
+ * the linear area. The pull changes no packet byte; it only happens for
+ * the rare skb whose headers sit in fragments.
+ */
+/* skb->data / skb->data_end loaded with one instruction each: left to
+ * itself clang may compute &skb->data_end once and reuse it, and the
+ * verifier refuses a load through a modified ctx pointer.
+ */
+static __always_inline void *hpcc_data(struct __sk_buff *skb)
+{
+	void *d;
+
+	asm volatile("%0 = *(u32 *)(%1 + %2)" : "=r"(d)
+		     : "r"(skb), "i"(offsetof(struct __sk_buff, data)));
+	return d;
+}
+
+static __always_inline void *hpcc_data_end(struct __sk_buff *skb)
+{
+	void *d;
+
+	asm volatile("%0 = *(u32 *)(%1 + %2)" : "=r"(d)
+		     : "r"(skb), "i"(offsetof(struct __sk_buff, data_end)));
+	return d;
+}
+
+static __always_inline int hpcc_need_linear(struct __sk_buff *skb, __u32 len)
+{
+	if (hpcc_data(skb) + len <= hpcc_data_end(skb))
+		return 0;
+	if (skb->len < len)
+		return -1;
+	return bpf_skb_pull_data(skb, len) ? -1 : 0;
+}
+
+/* Cheap shape test done on every packet: is it a TCP segment with no
+ * control flags (IPv4 without fragmentation, IPv6 without extension
+ * headers)? Anything else is no HPCC candidate. Fills @p on success.
+ */
+static __always_inline int hpcc_parse(struct __sk_buff *skb,
+				      struct hpcc_pkt *p)
+{
+	void *data, *data_end;
+	struct hpcc_eth *eth;
+	struct hpcc_tcph *th;
+	__u32 l3_len, iphl, thl, l4_off;
+	__u16 proto;
+
+	data = hpcc_data(skb);
+	data_end = hpcc_data_end(skb);
+	eth = data;
+	if ((void *)(eth + 1) > data_end)
+		return -1;
+	proto = bpf_ntohs(eth->proto);
+	p->l3_off = HPCC_ETH_HLEN;
+
+	if (proto == HPCC_ETH_P_IP) {
+		struct hpcc_iph *iph;
+
+		if (hpcc_need_linear(skb, HPCC_ETH_HLEN + sizeof(*iph)))
+			return -1;
+		data = hpcc_data(skb);
+		data_end = hpcc_data_end(skb);
+		iph = data + HPCC_ETH_HLEN;
+		if ((void *)(iph + 1) > data_end)
+			return -1;
+		if ((iph->ver_ihl >> 4) != 4 ||
+		    iph->protocol != HPCC_IPPROTO_TCP ||
+		    (iph->frag_off & bpf_htons(HPCC_IP_MF | HPCC_IP_OFFSET)))
+			return -1;
+		iphl = (iph->ver_ihl & 0x0f) * 4;
+		l3_len = bpf_ntohs(iph->tot_len);
+		if (iphl < sizeof(*iph) || l3_len < iphl)
+			return -1;
+		p->ipv6 = 0;
+		p->dscp = iph->tos >> 2;
+	} else if (proto == HPCC_ETH_P_IPV6) {
+		struct hpcc_ip6h *ip6h;
+
+		if (hpcc_need_linear(skb, HPCC_ETH_HLEN + sizeof(*ip6h)))
+			return -1;
+		data = hpcc_data(skb);
+		data_end = hpcc_data_end(skb);
+		ip6h = data + HPCC_ETH_HLEN;
+		if ((void *)(ip6h + 1) > data_end)
+			return -1;
+		/* No extension headers: a probe's next header is TCP. */
+		if ((bpf_ntohl(ip6h->vtc_flow) >> 28) != 6 ||
+		    ip6h->nexthdr != HPCC_IPPROTO_TCP)
+			return -1;
+		iphl = sizeof(*ip6h);
+		l3_len = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
+		p->ipv6 = 1;
+		p->dscp = (bpf_ntohl(ip6h->vtc_flow) >> 22) & 0x3f;
+	} else {
+		return -1;
+	}
+
+	/* Kept in a local so the verifier sees its bound (iphl <= 60). */
+	l4_off = HPCC_ETH_HLEN + iphl;
+	if (hpcc_need_linear(skb, l4_off + sizeof(*th)))
+		return -1;
+	data = hpcc_data(skb);
+	data_end = hpcc_data_end(skb);
+	th = data + l4_off;
+	if ((void *)(th + 1) > data_end)
+		return -1;
+	if (th->flags)
+		return -1;
+	thl = (th->doff_res >> 4) * 4;
+	if (thl < sizeof(*th) || l3_len < iphl + thl)
+		return -1;
+	p->l4_off = l4_off;
+	p->pay_off = l4_off + thl;
+	p->pay_len = l3_len - iphl - thl;
+	return 0;
+}
+
+/* Map a validation failure to its counter. */
+static __always_inline __u32 hpcc_check_counter(int err,
+						const struct hpcc_hdr *h)
+{
+	switch (err) {
+	case -EMSGSIZE:
+		return HPCC_CNT_TRUNCATED;
+	case -EPROTONOSUPPORT:
+		return HPCC_CNT_BAD_VERSION;
+	case -ERANGE:
+		return h->room != HPCC_MAX_HOPS ? HPCC_CNT_BAD_ROOM :
+						  HPCC_CNT_BAD_NHOPS;
+	default:
+		return HPCC_CNT_BAD_FLAGS;
+	}
+}
+
+/* Classify a packet hpcc_parse() accepted. @h receives the HPCC header
+ * when the payload is there; on HPCC_PKT_MALFORMED, @reason gets the
+ * counter index. The payload must be exactly HPCC_PROBE_LEN bytes and
+ * really present in the frame.
+ */
+static __always_inline enum hpcc_class
+hpcc_classify(struct __sk_buff *skb, const struct hpcc_pkt *p,
+	      __u8 probe_dscp, __u8 resp_dscp, struct hpcc_hdr *h,
+	      __u32 *reason)
+{
+	__u32 len = p->pay_len;
+	bool resp;
+	int err;
+
+	if (p->dscp != probe_dscp && p->dscp != resp_dscp)
+		return HPCC_PKT_OTHER;
+
+	__builtin_memset(h, 0, sizeof(*h));
+	/* A frame shorter than its IP header claims is truncated too. */
+	if (p->pay_off + len > skb->len)
+		len = 0;
+	if (len == HPCC_PROBE_LEN &&
+	    bpf_skb_load_bytes(skb, p->pay_off, h, sizeof(*h)))
+		len = 0;
+	err = hpcc_wire_check(h, len);
+	if (err) {
+		*reason = hpcc_check_counter(err, h);
+		return HPCC_PKT_MALFORMED;
+	}
+	resp = h->flags & HPCC_F_RESPONSE;
+	if (resp ? p->dscp != resp_dscp : p->dscp != probe_dscp) {
+		*reason = HPCC_CNT_BAD_DSCP;
+		return HPCC_PKT_MALFORMED;
+	}
+	return resp ? HPCC_PKT_RESPONSE : HPCC_PKT_PROBE;
+}
+
+/* Rewrite the DSCP, keeping ECN bits and (IPv4) the header checksum. The
+ * TCP pseudo-header does not cover TOS/traffic class.
+ */
+static __always_inline int hpcc_set_dscp(struct __sk_buff *skb,
+					 const struct hpcc_pkt *p, __u8 dscp)
+{
+	__be16 old, new;
+	__u16 w;
+
+	/* IPv4: ver_ihl|tos; IPv6: version|traffic class|flow label top. */
+	if (bpf_skb_load_bytes(skb, p->l3_off, &old, sizeof(old)))
+		return -1;
+	w = bpf_ntohs(old);
+	if (p->ipv6)
+		w = (w & ~0x0fc0) | ((__u16)(dscp & 0x3f) << 6);
+	else
+		w = (w & ~0x00fc) | ((__u16)(dscp & 0x3f) << 2);
+	new = bpf_htons(w);
+	if (new == old)
+		return 0;
+	if (bpf_skb_store_bytes(skb, p->l3_off, &new, sizeof(new), 0))
+		return -1;
+	if (!p->ipv6 &&
+	    bpf_l3_csum_replace(skb, p->l3_off + HPCC_IP4_CSUM_OFF,
+				old, new, sizeof(new)))
+		return -1;
+	return 0;
+}
+
+/* Reset the TTL / hop limit of a packet we originate (the reflected
+ * response), keeping the IPv4 header checksum valid.
+ */
+static __always_inline int hpcc_set_ttl(struct __sk_buff *skb,
+					const struct hpcc_pkt *p, __u8 ttl)
+{
+	__be16 old, new;
+	__u32 off;
+
+	if (p->ipv6) {
+		off = p->l3_off + offsetof(struct hpcc_ip6h, hop_limit);
+		return bpf_skb_store_bytes(skb, off, &ttl, 1, 0) ? -1 : 0;
+	}
+	/* ttl|protocol form one checksum word. */
+	off = p->l3_off + offsetof(struct hpcc_iph, ttl);
+	if (bpf_skb_load_bytes(skb, off, &old, sizeof(old)))
+		return -1;
+	new = old;
+	*(__u8 *)&new = ttl;
+	if (new == old)
+		return 0;
+	if (bpf_skb_store_bytes(skb, off, &new, sizeof(new), 0) ||
+	    bpf_l3_csum_replace(skb, p->l3_off + HPCC_IP4_CSUM_OFF,
+				old, new, sizeof(new)))
+		return -1;
+	return 0;
+}
+
+/* Overwrite @len bytes (a multiple of 4, at an even offset from the TCP
+ * header) of the TCP payload and fold the difference into the TCP
+ * checksum. bpf_l4_csum_replace() does the right thing for
+ * CHECKSUM_PARTIAL skbs (the field then holds only the pseudo-header sum
+ * and must not change); the addresses do not change, so no pseudo-header
+ * flag. Under CHECKSUM_COMPLETE the payload delta and the checksum field
+ * delta cancel, so skb->csum stays right without BPF_F_RECOMPUTE_CSUM.
+ * @old must hold the bytes currently in the packet.
+ */
+static __always_inline int hpcc_write_payload(struct __sk_buff *skb,
+					      const struct hpcc_pkt *p,
+					      __u32 off, void *old, void *new,
+					      __u32 len)
+{
+	__s64 diff;
+
+	diff = bpf_csum_diff(old, len, new, len, 0);
+	if (diff < 0)
+		return -1;
+	if (bpf_skb_store_bytes(skb, p->pay_off + off, new, len, 0))
+		return -1;
+	if (bpf_l4_csum_replace(skb, p->l4_off + HPCC_TCP_CSUM_OFF, 0,
+				(__u32)diff, 0))
+		return -1;
+	return 0;
+}
+
+/* The first word of struct hpcc_hdr: version, flags, nhops, room. */
+struct hpcc_hdr_word {
+	__u8 version;
+	__u8 flags;
+	__u8 nhops;
+	__u8 room;
+};
+
+static __always_inline void hpcc_count(void *map, __u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(map, &idx);
+
+	if (c)
+		*c += 1;
+}
+
+#endif /* _HPCC_PARSE_H */

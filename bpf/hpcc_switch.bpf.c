@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hpcc_switch.bpf.c - HPCC++ stamping at a Linux router's egress port.
+ *
+ * SEC("tc") runs at clsact egress: a valid probe gets one struct hpcc_hop
+ * describing this port (or HPCC_F_OVERFLOW when the room is used up),
+ * everything else leaves byte-identical.
+ *
+ * clsact egress runs before the qdisc enqueue and has no way to the
+ * device's qdisc, so the queue state comes from tracing programs on the
+ * qdisc tracepoints. Each publishes a snapshot {backlog, sent bytes, time}
+ * of the tx queue's root qdisc under a sequence counter; the tc program
+ * reads the snapshot(s) of its egress device:
+ *  - tp_btf/qdisc_enqueue, tp_btf/qdisc_dequeue (both exist in 6.1): every
+ *    enqueue and dequeue of a qdisc that queues;
+ *  - tp_btf/net_dev_start_xmit: lockless qdiscs (pfifo_fast: per-CPU
+ *    stats) transmit straight from an empty queue without either
+ *    tracepoint (the bypass path of __dev_xmit_skb), so their sent bytes
+ *    are also published on every transmit. Qdiscs with a lock run
+ *    __qdisc_run after a bypass, which fires qdisc_dequeue.
+ * A snapshot is taken right after the event that changed the stats, so
+ * (backlog, bytes) stay exact until the next event: the tc program stamps
+ * ts_ns = now with them.
+ *
+ * The tracepoints are global; they only publish for devices that have a
+ * hpcc_port_cfg entry (and, if set, the entry's network namespace).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "hpcc_wire.h"
+#include "hpcc_parse.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* egress ifindex */
+	__type(value, struct hpcc_port_cfg);
+} hpcc_port_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* ifindex */
+	__type(value, struct hpcc_qsnap_dev);
+} hpcc_qsnap SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HPCC_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} hpcc_counters SEC(".maps");
+
+/* Only its per-CPU addresses matter: they give the per-CPU offsets used to
+ * sum a qdisc's per-CPU stats (see hpcc_pcpu_init()).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} hpcc_pcpu_probe SEC(".maps");
+
+/* Zero template to create a hpcc_qsnap entry (too big for the stack). */
+static const struct hpcc_qsnap_dev hpcc_qsnap_zero;
+
+/* Per-CPU area offsets (__per_cpu_offset[]), found once. */
+__u64 hpcc_pcpu_off[HPCC_MAX_CPUS];
+__u32 hpcc_pcpu_n;
+
+#define barrier()	asm volatile("" ::: "memory")
+#define READ_ONCE_U32(x) (*(volatile __u32 *)&(x))
+#define READ_ONCE_U64(x) (*(volatile __u64 *)&(x))
+
+#define HPCC_SNAP_RETRIES	4
+
+/* A kernel pointer as a number (privileged programs may do this): lets
+ * us do address arithmetic the verifier does not allow on typed pointers
+ * and read the result with bpf_probe_read_kernel().
+ */
+static __always_inline __u64 hpcc_ptr_u64(const void *p)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &p);
+	return v;
+}
+
+/* per_cpu_ptr(p, cpu) == p + __per_cpu_offset[cpu] for every dynamic
+ * per-CPU allocation. Neither __per_cpu_offset nor nr_cpu_ids can be
+ * assumed in kallsyms (CONFIG_KALLSYMS_ALL=n) and 6.1's BTF has no
+ * percpu type tags for bpf_per_cpu_ptr() on q->cpu_qstats, so take the
+ * offsets from our own per-CPU map: its raw per-CPU pointer is
+ * bpf_array.pptrs[0], and bpf_map_lookup_percpu_elem() (5.19+) returns
+ * the per-CPU addresses; it returns NULL past nr_cpu_ids.
+ */
+static __always_inline __u32 hpcc_pcpu_init(void)
+{
+	__u64 arr, raw = 0, addr;
+	__u32 zero = 0, cpu, n;
+	void *v;
+
+	n = hpcc_pcpu_n;
+	if (n)
+		return n;
+	arr = hpcc_ptr_u64(&hpcc_pcpu_probe);
+	if (bpf_probe_read_kernel(&raw, sizeof(raw),
+				  (void *)(arr + bpf_core_field_offset(
+					struct bpf_array, pptrs))) || !raw)
+		return 0;
+	for (cpu = 0; cpu < HPCC_MAX_CPUS; cpu++) {
+		v = bpf_map_lookup_percpu_elem(&hpcc_pcpu_probe, &zero, cpu);
+		if (!v)
+			break;
+		addr = hpcc_ptr_u64(v);
+		hpcc_pcpu_off[cpu] = addr - raw;
+	}
+	if (cpu == HPCC_MAX_CPUS &&
+	    bpf_map_lookup_percpu_elem(&hpcc_pcpu_probe, &zero, cpu))
+		hpcc_count(&hpcc_counters, HPCC_CNT_QSTAT_CPU_RANGE);
+	hpcc_pcpu_n = cpu;
+	return cpu;
+}
+
+/* Backlog and sent bytes of one qdisc, as `tc -s qdisc` reports them:
+ * per-CPU stats (lockless qdiscs) are summed over the CPUs.
+ */
+static __always_inline void hpcc_qdisc_stats(struct Qdisc *q, __u32 *backlog,
+					     __u64 *bytes)
+{
+	__u64 cq, cb, off_bl, off_by;
+	__u32 n, cpu, bl, sum_bl = 0;
+	__u64 by, sum_by = 0;
+
+	cq = (__u64)BPF_CORE_READ(q, cpu_qstats);
+	cb = (__u64)BPF_CORE_READ(q, cpu_bstats);
+	if (!cq || !cb) {
+		*backlog = BPF_CORE_READ(q, qstats.backlog);
+		/* u64_stats_t: on 64-bit a plain 8-byte counter. */
+		*bytes = 0;
+		bpf_probe_read_kernel(bytes, sizeof(*bytes),
+				      __builtin_preserve_access_index(
+					&q->bstats.bytes));
+		return;
+	}
+	off_bl = bpf_core_field_offset(struct gnet_stats_queue, backlog);
+	off_by = bpf_core_field_offset(struct gnet_stats_basic_sync, bytes);
+	n = hpcc_pcpu_init();
+	for (cpu = 0; cpu < HPCC_MAX_CPUS; cpu++) {
+		if (cpu >= n)
+			break;
+		bl = 0;
+		by = 0;
+		bpf_probe_read_kernel(&bl, sizeof(bl),
+				      (void *)(cq + hpcc_pcpu_off[cpu] + off_bl));
+		bpf_probe_read_kernel(&by, sizeof(by),
+				      (void *)(cb + hpcc_pcpu_off[cpu] + off_by));
+		sum_bl += bl;	/* per-CPU parts may be "negative" */
+		sum_by += by;
+	}
+	*backlog = sum_bl;
+	*bytes = sum_by;
+}
+
+/* Publish the stats of @q, the qdisc serving tx queue @txq (a kernel
+ * address) of @dev, whose port has config @cfg.
+ */
+static __always_inline void hpcc_publish(struct Qdisc *q, __u64 txq,
+					 struct net_device *dev, __u32 ifindex)
+{
+	struct hpcc_qsnap_dev *d;
+	struct hpcc_qsnap *s;
+	__u64 root, bytes, tx0;
+	__u32 slot = 0, flags = 0, backlog, seq, ntxq, i;
+
+	root = (__u64)BPF_CORE_READ(dev, qdisc);
+	if ((__u64)q != root) {
+		/* mq and friends: a child qdisc per tx queue. */
+		tx0 = (__u64)BPF_CORE_READ(dev, _tx);
+		slot = (txq - tx0) / bpf_core_type_size(struct netdev_queue);
+		if (slot >= HPCC_MAX_TXQ) {
+			hpcc_count(&hpcc_counters, HPCC_CNT_QSTAT_TXQ_RANGE);
+			return;
+		}
+		flags = HPCC_QSNAP_F_MQ;
+	}
+
+	d = bpf_map_lookup_elem(&hpcc_qsnap, &ifindex);
+	if (!d) {
+		bpf_map_update_elem(&hpcc_qsnap, &ifindex, &hpcc_qsnap_zero,
+				    BPF_NOEXIST);
+		d = bpf_map_lookup_elem(&hpcc_qsnap, &ifindex);
+		if (!d)
+			return;
+	}
+	if (slot >= HPCC_MAX_TXQ)	/* for the verifier */
+		return;
+	s = &d->q[slot];
+
+	/* Writers of one slot can race (lockless qdiscs enqueue without a
+	 * lock): take the slot with a cmpxchg to an odd value. The stats are
+	 * read inside, so a later writer always publishes later stats; a
+	 * writer that cannot get in leaves the publication to the one inside
+	 * (its stats read happens after ours changed them, or it is followed
+	 * by another event).
+	 */
+	for (i = 0; i < HPCC_SNAP_RETRIES * 4; i++) {
+		seq = READ_ONCE_U32(s->seq);
+		if (!(seq & 1) &&
+		    __sync_val_compare_and_swap(&s->seq, seq, seq + 1) == seq)
+			break;
+	}
+	if (i == HPCC_SNAP_RETRIES * 4) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_QSTAT_CONTENDED);
+		return;
+	}
+	barrier();
+	hpcc_qdisc_stats(q, &backlog, &bytes);
+	s->backlog = backlog;
+	s->bytes = bytes;
+	s->ts_ns = bpf_ktime_get_ns();
+	s->root = root;
+	barrier();
+	__sync_fetch_and_add(&s->seq, 1);	/* atomic: after the stores */
+
+	ntxq = BPF_CORE_READ(dev, real_num_tx_queues);
+	if (d->root != root)
+		d->root = root;
+	if (d->flags != flags)
+		d->flags = flags;
+	if (d->ntxq != ntxq)
+		d->ntxq = ntxq;
+}
+
+/* Port config for @dev if we watch it; NULL otherwise. */
+static __always_inline struct hpcc_port_cfg *
+hpcc_watched(struct net_device *dev, __u32 *ifindex)
+{
+	struct hpcc_port_cfg *cfg;
+
+	if (!dev)
+		return NULL;
+	*ifindex = BPF_CORE_READ(dev, ifindex);
+	cfg = bpf_map_lookup_elem(&hpcc_port_cfg, ifindex);
+	if (!cfg)
+		return NULL;
+	if (cfg->netns_cookie &&
+	    cfg->netns_cookie != BPF_CORE_READ(dev, nd_net.net, net_cookie)) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_QSTAT_OTHER_NETNS);
+		return NULL;
+	}
+	return cfg;
+}
+
+static __always_inline void hpcc_qdisc_event(struct Qdisc *q,
+					     const struct netdev_queue *txq)
+{
+	struct net_device *dev;
+	__u32 ifindex;
+
+	dev = BPF_CORE_READ(txq, dev);
+	if (!hpcc_watched(dev, &ifindex))
+		return;
+	hpcc_publish(q, hpcc_ptr_u64(txq), dev, ifindex);
+}
+
+SEC("tp_btf/qdisc_enqueue")
+int BPF_PROG(hpcc_qdisc_enqueue, struct Qdisc *q,
+	     const struct netdev_queue *txq, struct sk_buff *skb)
+{
+	hpcc_qdisc_event(q, txq);
+	return 0;
+}
+
+SEC("tp_btf/qdisc_dequeue")
+int BPF_PROG(hpcc_qdisc_dequeue, struct Qdisc *q,
+	     const struct netdev_queue *txq, int packets, struct sk_buff *skb)
+{
+	hpcc_qdisc_event(q, txq);
+	return 0;
+}
+
+SEC("tp_btf/net_dev_start_xmit")
+int BPF_PROG(hpcc_dev_start_xmit, const struct sk_buff *skb,
+	     const struct net_device *dev)
+{
+	struct net_device *d = (struct net_device *)dev;
+	struct Qdisc *q;
+	__u64 txq;
+	__u32 ifindex;
+	__u16 qm;
+
+	if (!hpcc_watched(d, &ifindex))
+		return 0;
+	qm = BPF_CORE_READ(skb, queue_mapping);
+	txq = (__u64)BPF_CORE_READ(d, _tx) +
+	      (__u64)qm * bpf_core_type_size(struct netdev_queue);
+	q = BPF_CORE_READ((struct netdev_queue *)txq, qdisc);
+	/* Only lockless qdiscs can send without a qdisc tracepoint. */
+	if (!q || !BPF_CORE_READ(q, cpu_bstats))
+		return 0;
+	hpcc_publish(q, txq, d, ifindex);
+	return 0;
+}
+
+/* One consistent read of a slot; -1 if no consistent copy in retries
+ * (the last copy is still returned).
+ */
+static __always_inline int hpcc_snap_read(struct hpcc_qsnap *s,
+					  struct hpcc_qsnap *out)
+{
+	__u32 s1, s2, i;
+
+	for (i = 0; i < HPCC_SNAP_RETRIES; i++) {
+		s1 = READ_ONCE_U32(s->seq);
+		barrier();
+		out->backlog = READ_ONCE_U32(s->backlog);
+		out->bytes = READ_ONCE_U64(s->bytes);
+		out->root = READ_ONCE_U64(s->root);
+		barrier();
+		s2 = READ_ONCE_U32(s->seq);
+		if (!(s1 & 1) && s1 == s2)
+			return 0;
+	}
+	return -1;
+}
+
+struct hpcc_qsum {
+	struct hpcc_qsnap_dev *d;
+	__u64 root;
+	__u64 bytes;
+	__u32 backlog;
+	__u32 found;
+	__u32 torn;
+};
+
+static long hpcc_qsum_slot(__u32 i, void *arg)
+{
+	struct hpcc_qsum *c = arg;
+	struct hpcc_qsnap snap = {};
+
+	if (i >= HPCC_MAX_TXQ || !c->d)
+		return 1;
+	if (hpcc_snap_read(&c->d->q[i], &snap))
+		c->torn++;
+	if (snap.root == c->root) {
+		c->backlog += snap.backlog;
+		c->bytes += snap.bytes;
+		c->found++;
+	}
+	return 0;
+}
+
+/* Backlog and sent bytes of the egress port: the root's snapshot, or the
+ * sum of the per-tx-queue snapshots belonging to the current mq root.
+ * bpf_loop (5.17+) keeps verification linear in HPCC_MAX_TXQ.
+ */
+static __always_inline int hpcc_port_qstats(__u32 ifindex, __u32 *qlen,
+					    __u64 *tx)
+{
+	struct hpcc_qsum c = {};
+	__u32 n;
+
+	c.d = bpf_map_lookup_elem(&hpcc_qsnap, &ifindex);
+	if (!c.d)
+		return -1;
+	c.root = READ_ONCE_U64(c.d->root);
+	n = (c.d->flags & HPCC_QSNAP_F_MQ) ? c.d->ntxq : 1;
+	if (n > HPCC_MAX_TXQ)
+		n = HPCC_MAX_TXQ;
+	if (c.root)
+		bpf_loop(n, hpcc_qsum_slot, &c, 0);
+	*qlen = c.backlog;
+	*tx = c.bytes;
+	if (!c.found)
+		return -1;
+	if (c.torn)
+		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_QSTATS_TORN);
+	return 0;
+}
+
+static __always_inline int hpcc_stamp(struct __sk_buff *skb,
+				      const struct hpcc_pkt *p,
+				      const struct hpcc_hdr *h,
+				      const struct hpcc_port_cfg *cfg,
+				      __u32 ifindex)
+{
+	struct hpcc_hdr_word ow, nw;
+	struct hpcc_hop old, hop;
+	__u32 nhops = h->nhops, off, qlen = 0;
+	__u64 tx = 0;
+
+	ow.version = h->version;
+	ow.flags = h->flags;
+	ow.nhops = h->nhops;
+	ow.room = h->room;
+	nw = ow;
+
+	if (nhops >= h->room || nhops >= HPCC_MAX_HOPS) {
+		/* No room: flag it, write nothing else. */
+		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_OVERFLOW);
+		if (ow.flags & HPCC_F_OVERFLOW)
+			return 0;
+		nw.flags |= HPCC_F_OVERFLOW;
+		return hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw));
+	}
+
+	if (hpcc_port_qstats(ifindex, &qlen, &tx))
+		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_NO_QSTATS);
+
+	hop.switch_id = bpf_htonl(cfg->switch_id);
+	hop.port_id = bpf_htonl(cfg->flags & HPCC_PORT_F_PORT_ID ?
+				cfg->port_id : ifindex);
+	hop.rate_mbps = bpf_htonl(cfg->rate_mbps);
+	hop.qlen = bpf_htonl(qlen);
+	hop.ts_ns = bpf_cpu_to_be64(bpf_ktime_get_ns());
+	hop.tx_bytes = bpf_cpu_to_be64(tx);
+
+	off = sizeof(struct hpcc_hdr) + nhops * sizeof(struct hpcc_hop);
+	if (bpf_skb_load_bytes(skb, p->pay_off + off, &old, sizeof(old)))
+		return -1;
+	if (hpcc_write_payload(skb, p, off, &old, &hop, sizeof(hop)))
+		return -1;
+	nw.nhops = nhops + 1;
+	if (hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw)))
+		return -1;
+	hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_STAMPED);
+	return 0;
+}
+
+SEC("tc")
+int hpcc_switch(struct __sk_buff *skb)
+{
+	__u8 probe_dscp = HPCC_DSCP_PROBE_DEFAULT;
+	__u8 resp_dscp = HPCC_DSCP_RESPONSE_DEFAULT;
+	struct hpcc_port_cfg *cfg;
+	struct hpcc_pkt p = {};
+	struct hpcc_hdr h;
+	__u32 ifindex = skb->ifindex, reason = 0;
+
+	/* Fast path: anything but a TCP segment without flags. */
+	if (hpcc_parse(skb, &p))
+		return TC_ACT_OK;
+
+	cfg = bpf_map_lookup_elem(&hpcc_port_cfg, &ifindex);
+	if (cfg && (cfg->flags & HPCC_PORT_F_DSCP)) {
+		probe_dscp = cfg->probe_dscp;
+		resp_dscp = cfg->resp_dscp;
+	}
+
+	switch (hpcc_classify(skb, &p, probe_dscp, resp_dscp, &h, &reason)) {
+	case HPCC_PKT_OTHER:
+		hpcc_count(&hpcc_counters, HPCC_CNT_OTHER);
+		return TC_ACT_OK;
+	case HPCC_PKT_MALFORMED:
+		hpcc_count(&hpcc_counters, reason);
+		return TC_ACT_OK;
+	case HPCC_PKT_RESPONSE:
+		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_RESPONSE);
+		return TC_ACT_OK;
+	case HPCC_PKT_PROBE:
+		break;
+	}
+	if (!cfg) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_NO_CONFIG);
+		return TC_ACT_OK;
+	}
+	if (hpcc_stamp(skb, &p, &h, cfg, ifindex))
+		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
+	return TC_ACT_OK;
+}
