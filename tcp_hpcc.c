@@ -903,6 +903,8 @@ static int __init hpcc_register(void)
 	BUILD_BUG_ON(HPCC_MAX_HOPS > HPCC_LAW_MAX_HOPS);
 	BUILD_BUG_ON(HPCC_MAX_HOPS > U8_MAX);
 	BUILD_BUG_ON(ARRAY_SIZE(hpcc_stat_names) != HPCC_STAT_MAX);
+	/* bpf/hpcc_host.bpf.c detects this module by the type's presence */
+	BTF_TYPE_EMIT(struct hpcc_probe);
 
 	/* Without module BTF the kfunc would silently not exist. */
 #if IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES)

@@ -46,6 +46,7 @@ suite bpf tests/bpf/bpf_test
 [[ -x tests/probe/test_probe.sh ]] && suite probe tests/probe/test_probe.sh
 suite vm scripts/vm-run.sh --timeout 1200 --include tcp_hpcc.ko \
 	--include selftests --include bpf --include probe \
+	--include tests/bpf/bpf_test:tests/bpf/bpf_test \
 	-- ./selftests/run_tests.sh
 
 echo "$passed passed, $failed failed, $skipped skipped"
