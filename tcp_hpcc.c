@@ -53,6 +53,12 @@
 
 /* Fewest segments in cwnd: one in flight plus one being acknowledged. */
 #define HPCC_MIN_CWND		2
+/* cwnd = HPCC_CWND_GAIN * W: the rate is R = W / T, paced; the window only
+ * bounds inflight, with room for an RTT above T that is not queueing (host
+ * and NIC delays), as the reference simulator bounds its rate-based flows
+ * by the network's max RTT rather than their own base RTT.
+ */
+#define HPCC_CWND_GAIN		2
 /* Windows may grow to this many path BDPs to make up for an actual RTT
  * above T; pacing never exceeds the bottleneck capacity.
  */
@@ -615,7 +621,8 @@ static void hpcc_apply_law(struct sock *sk, struct hpcc_flow *f)
 	u64 w = f->law.w >> HPCC_W_SHIFT;
 	u32 cwnd;
 
-	cwnd = (u32)min_t(u64, w, U32_MAX) / max(tp->mss_cache, 1U);
+	cwnd = (u32)min_t(u64, w * HPCC_CWND_GAIN, U32_MAX) /
+	       max(tp->mss_cache, 1U);
 	cwnd = clamp(cwnd, (u32)HPCC_MIN_CWND, tp->snd_cwnd_clamp);
 	tcp_snd_cwnd_set(tp, cwnd);
 	WRITE_ONCE(sk->sk_pacing_rate, min(f->pacing_rate,
