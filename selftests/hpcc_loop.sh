@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The telemetry loop on sender - router1 - router2 - receiver: stamping,
+# reflection, delivery to the module, hpcc-probe trace, hpcc's queue and
+# goodput on a tbf bottleneck (cubic logged beside), and a receiver without
+# the reflector.
+. "$(dirname "$0")/lib.sh"
+. "$HERE/topo.sh"
+
+[ -x ./probe/hpcc-probe ] || skip_all "no probe/hpcc-probe (run make)"
+module_loaded || load_module || skip_all "tcp_hpcc not loadable"
+trap 'topo_down' EXIT
+topo_up
+check "hpcc-probe attaches hosts and routers" telemetry_up
+
+# --- trace: two hops, in order, with the routers' ids and ports
+out=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5201 2>&1)
+echo "$out" | sed 's/^/# /'
+r1port=$($IP -n r1 -o link show r1r2 | cut -d: -f1)
+r2port=$($IP -n r2 -o link show r2h2 | cut -d: -f1)
+hops=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3 }' | tr '\n' ' ')
+check "trace: 2 hops, switch 1 port $r1port then switch 2 port $r2port" \
+	test "$hops" = "1 1 $r1port 2 2 $r2port "
+
+# --- stamped bytes agree with tc -s qdisc (idle port: exactly)
+$IP netns exec h2 iperf3 -s -D -1 -p 5201
+wait_port h2 5201
+$IP netns exec h1 iperf3 -c 10.1.3.1 -p 5201 -t 2 -C cubic >/dev/null
+sleep 0.5
+out=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5201 2>&1)
+tc_bytes=$(qstat r2 r2h2 bytes)
+tc_backlog=$(qstat r2 r2h2 backlog)
+# table: hop switch_id port capacity(2 words) queue_bytes tx_bytes delta
+st_bytes=$(echo "$out" | awk '$1 == 2 { print $7 }')
+st_q=$(echo "$out" | awk '$1 == 2 { print $6 }')
+echo "# idle bottleneck: stamped tx_bytes $st_bytes qlen $st_q; tc bytes $tc_bytes backlog $tc_backlog"
+# the probe itself is counted by tc after it was stamped
+check "idle port: stamped tx_bytes == tc bytes before the probe" \
+	test -n "$st_bytes" -a "$tc_bytes" -ge "$st_bytes" -a \
+	$((tc_bytes - st_bytes)) -le 400
+check "idle port: stamped qlen == tc backlog == 0" \
+	test "$st_q" = 0 -a "$tc_backlog" = 0
+
+# --- under load: the stamped queue is the port's backlog. UDP at 2.5
+# times a 20 Mbit/s tbf holds its 600k queue standing.
+$TC -n r2 qdisc change dev r2h2 root tbf rate 20mbit burst 15k limit 600k
+$IP netns exec h2 iperf3 -s -D -1 -p 5202
+wait_port h2 5202
+$IP netns exec h1 iperf3 -c 10.1.3.1 -p 5202 -t 6 -u -b 50M -l 1400 >/dev/null &
+sleep 2
+qs=""
+for i in 1 2 3 4 5; do
+	b1=$(qstat r2 r2h2 backlog)
+	q=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5202 2>&1 |
+		awk '$1 == 2 { print $6 }')
+	b2=$(qstat r2 r2h2 backlog)
+	qs="$qs $b1:$q:$b2"
+done
+wait
+$TC -n r2 qdisc change dev r2h2 root tbf rate ${BOTTLENECK_MBIT}mbit \
+	burst 15k limit 600k
+echo "# loaded bottleneck backlog before:stamped:after $qs"
+# every stamp within the range the backlog moved through around it, with
+# 20% slack for its movement; a full drop-tail queue may drop a probe
+# (no answer), but at least 3 of 5 must come back
+check "loaded port: stamped qlen within the backlog around it" \
+	sh -c "echo '$qs' | tr ' ' '\n' | awk -F: 'NF == 3 {
+		lo = (\$1 < \$3 ? \$1 : \$3) * 0.8; hi = (\$1 > \$3 ? \$1 : \$3) * 1.2
+		n++; if (\$2 >= lo && \$2 <= hi && \$2 > 0) ok++ }
+		END { exit !(ok >= 3 && ok == n - miss) }' miss=\$(echo '$qs' | tr ' ' '\n' | grep -c '::')"
+
+# --- one long flow: hpcc against cubic on the same path
+rtt=$($IP netns exec h1 ping -c 5 -i 0.2 -q 10.1.3.1 | sed -n 's|.*= \([0-9.]*\)/.*|\1|p')
+bdp=$(awk -v r="$rtt" -v b=$BOTTLENECK_MBIT 'BEGIN { printf "%d", b * 1e6 / 8 * r / 1e3 }')
+echo "# base RTT ${rtt} ms, BDP $bdp bytes at $BOTTLENECK_MBIT Mbit/s"
+
+# run CC PORT: goodput Mbit/s and time-averaged backlog of a 8 s flow
+run() {
+	$IP netns exec h2 iperf3 -s -D -1 -p "$2"
+	wait_port h2 "$2"
+	$IP netns exec h1 iperf3 -c 10.1.3.1 -p "$2" -t 8 -C "$1" -f m \
+		>/tmp/iperf.$1 &
+	sleep 1.5
+	: >/tmp/backlog.$1
+	for i in $(seq 50); do
+		qstat r2 r2h2 backlog >>/tmp/backlog.$1
+		[ $((i % 10)) = 0 ] && $IP netns exec h1 cat /proc/net/tcp_hpcc |
+			awk -v p="$2" '$2 ~ ":" p "$" { print "# flow:", $0 }' >&2
+		sleep 0.1
+	done
+	wait
+	gp=$(awk '/receiver/ { print $(NF-2) }' /tmp/iperf.$1)
+	q=$(awk '{ s += $1; n++ } END { printf "%d", n ? s / n : -1 }' /tmp/backlog.$1)
+	echo "$gp $q"
+}
+# maxStage 0, as the HPCC paper's simulations (hpcc-reference.md): with
+# one report per RTT every update takes the multiplicative step
+set_param max_stage 0
+sent0=$(hpcc_stat ProbesSent)
+used0=$(hpcc_stat ReportsUsed)
+set -- $(run hpcc 5204)
+hpcc_gp=$1 hpcc_q=$2
+sent=$(($(hpcc_stat ProbesSent) - sent0))
+used=$(($(hpcc_stat ReportsUsed) - used0))
+set -- $(run cubic 5203)
+cubic_gp=$1 cubic_q=$2
+echo "# cubic: goodput $cubic_gp Mbit/s, mean backlog $cubic_q bytes"
+echo "# hpcc:  goodput $hpcc_gp Mbit/s, mean backlog $hpcc_q bytes ($((hpcc_q * 100 / bdp))% of BDP)"
+# probe bytes on the wire: 14 + 20 + 20 + 272 per probe and per response
+echo "# hpcc probes sent $sent, reports used $used; probe+response bytes per data byte:" \
+	"$(awk -v n="$sent" -v g="$hpcc_gp" 'BEGIN { printf "%.5f", n * 2 * 326 / (g * 1e6 / 8 * 8) }')"
+check "responses reach the module: reports used during the hpcc flow" \
+	test "$used" -gt 10
+set_param max_stage 5
+# Behaviour, not a performance target (those are in the benchmark): the
+# law keeps the queue near empty where cubic fills the buffer, and the
+# flow is not starved doing so. The issue's 85% goodput target is
+# printed, measured, and judged in the benchmark.
+echo "# hpcc goodput $(awk -v g="$hpcc_gp" -v b=$BOTTLENECK_MBIT 'BEGIN { printf "%.0f", 100 * g / b }')% of the link (target 85%: benchmark)"
+check "hpcc mean bottleneck backlog < 20% of BDP ($hpcc_q of $bdp bytes)" \
+	test "$hpcc_q" -lt $((bdp / 5))
+check "hpcc not starved: goodput >= 1/2 of the link ($hpcc_gp Mbit/s)" \
+	awk -v g="$hpcc_gp" -v b=$BOTTLENECK_MBIT 'BEGIN { exit !(g >= b / 2) }'
+
+# --- a receiver without the reflector: intact stream, sender falls back
+./probe/hpcc-probe -n h2 host detach h2r2
+dd if=/dev/urandom of=/tmp/src bs=1M count=16 status=none
+lost0=$(hpcc_stat ProbesLost)
+$IP netns exec h2 ./selftests/hpcc_xfer recv 5300 /tmp/dst &
+wait_port h2 5300
+out=$($IP netns exec h1 ./selftests/hpcc_xfer send 10.1.3.1 5300 /tmp/src hpcc)
+wait
+echo "# $out"
+check "no reflector: receiver's sha256 matches" \
+	test "$(sha256sum </tmp/src | cut -d' ' -f1)" = "$(sha256sum </tmp/dst | cut -d' ' -f1)"
+check "no reflector: the sender noticed unanswered probes" \
+	test "$(hpcc_stat ProbesLost)" -gt "$lost0"
+rm -f /tmp/src /tmp/dst /tmp/iperf.* /tmp/backlog.*
+tap_finish
