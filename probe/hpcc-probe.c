@@ -863,24 +863,36 @@ static int cmd_host_attach(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_host_detach(int argc, char **argv)
+/* Options of a command that takes only --help: true when help was shown.
+ * Leaves optind at the first operand.
+ */
+static bool help_only(int argc, char **argv, const char *cmd,
+		      const char *usage)
 {
 	static const struct option lo[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		if (c != 'h')
+			usage_err(cmd, "bad option");
+		fputs(usage, stdout);
+		return true;
+	}
+	return false;
+}
+
+static int cmd_host_detach(int argc, char **argv)
+{
 	const char *dev, *dir;
-	int ifindex, c, i, refcnt, gone;
+	int ifindex, i, refcnt, gone;
 	bool bpffs;
 	__u32 id;
 
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(host_usage, stdout);
-			return 0;
-		}
-		usage_err("host ", "bad option");
-	}
+	if (help_only(argc, argv, "host ", host_usage))
+		return 0;
 	if (optind + 1 != argc)
 		usage_err("host ", "host detach takes one device");
 	dev = argv[optind];
@@ -1565,28 +1577,21 @@ static void show_module(void)
 	fclose(f);
 }
 
+static const char status_usage[] = "Usage: " PROG " status\n\nWhat is attached "
+	"where (every network namespace), with the "
+	"programs' counters and tcp_hpcc's statistics."
+	"\n";
+
 static int cmd_status(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	char base[PATH_MAX], label[400];
 	struct dirent *e;
 	struct nsent *ns;
-	int c, shown = 0;
+	int shown = 0;
 	DIR *d;
 
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		if (c == 'h') {
-			printf("Usage: " PROG " status\n\nWhat is attached "
-			       "where (every network namespace), with the "
-			       "programs' counters and tcp_hpcc's statistics."
-			       "\n");
-			return 0;
-		}
-		usage_err("status ", "bad option");
-	}
+	if (help_only(argc, argv, "status ", status_usage))
+		return 0;
 	if (optind != argc)
 		usage_err("status ", "status takes no arguments");
 	need_bpf_caps();
@@ -1643,33 +1648,26 @@ static int col_of(char cols[][32], int n, const char *name)
 	return -1;
 }
 
+static const char flows_usage[] = "Usage: " PROG " [-n NETNS] flows\n\nThe "
+	"tcp_hpcc flows of the network namespace "
+	"(/proc/net/tcp_hpcc): window W, utilisation U,"
+	" bottleneck hop, pacing rate, age of the last "
+	"telemetry.\n";
+
 static int cmd_flows(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	enum { LOCAL, REMOTE, MODE, W, U, BN, RATE, AGE, PRTT, HOPS, NCOL };
 	static const char *want[NCOL] = {
 		"local", "remote", "mode", "w_bytes", "u_permille",
 		"bottleneck_hop", "rate_Bps", "age_us", "probe_rtt_us", "hops",
 	};
 	char cols[MAX_COLS][32], line[1024], *tok[MAX_COLS], *save, *t;
-	int idx[NCOL], ncols = 0, n, i, c, flows = 0;
+	int idx[NCOL], ncols = 0, n, i, flows = 0;
 	struct modinfo m;
 	FILE *f;
 
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		if (c == 'h') {
-			printf("Usage: " PROG " [-n NETNS] flows\n\nThe "
-			       "tcp_hpcc flows of the network namespace "
-			       "(/proc/net/tcp_hpcc): window W, utilisation U,"
-			       " bottleneck hop, pacing rate, age of the last "
-			       "telemetry.\n");
-			return 0;
-		}
-		usage_err("flows ", "bad option");
-	}
+	if (help_only(argc, argv, "flows ", flows_usage))
+		return 0;
 	if (optind != argc)
 		usage_err("flows ", "flows takes no arguments");
 	module_info(&m);
