@@ -371,7 +371,7 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 	 * every ACK covers the whole flight is still sending.
 	 */
 	if ((!tp->packets_out && !rs->prior_in_flight) ||
-	    now < f->next_probe_ns)
+	    (s64)(now - f->next_probe_ns) < 0)
 		return;
 	if (READ_ONCE(f->probe_nonce)) {
 		/* The previous probe is overdue: count it lost. */
@@ -669,11 +669,12 @@ static void hpcc_cong_control(struct sock *sk, const struct rate_sample *rs)
 	now = tcp_clock_ns();
 	hpcc_consume_report(sk, f, now);
 	/* Probes are not retried faster than HPCC_PROBE_MIN_TIMEOUT, so
-	 * telemetry cannot be missed sooner either.
+	 * telemetry cannot be missed sooner either. Signed: tcp_clock_ns()
+	 * is per CPU, and the report may have been taken on another one.
 	 */
-	if (f->telemetry && now - f->last_report_ns >
-	    READ_ONCE(hpcc_telemetry_timeout) *
-	    max_t(u64, hpcc_srtt_ns(tcp_sk(sk)), HPCC_PROBE_MIN_TIMEOUT)) {
+	if (f->telemetry && (s64)(now - f->last_report_ns) >
+	    (s64)(READ_ONCE(hpcc_telemetry_timeout) *
+		  max_t(u64, hpcc_srtt_ns(tcp_sk(sk)), HPCC_PROBE_MIN_TIMEOUT))) {
 		hpcc_count(HPCC_STAT_TELEMETRY_TIMEOUTS);
 		hpcc_leave_telemetry(sk, f);
 	}
@@ -818,7 +819,8 @@ static void hpcc_show_flow(struct seq_file *seq, const struct hpcc_flow *f,
 {
 	const struct sock *sk = f->sk;
 	const struct hpcc_law *law = &f->law;
-	u64 age = f->last_report_ns ? now - READ_ONCE(f->last_report_ns) : 0;
+	u64 last = READ_ONCE(f->last_report_ns);
+	s64 age = (s64)(now - last);
 
 	/* Racy snapshot of a live flow: good enough for a status view. */
 	if (sk->sk_family == AF_INET6 && !ipv6_addr_v4mapped(&sk->sk_v6_daddr))
@@ -827,12 +829,18 @@ static void hpcc_show_flow(struct seq_file *seq, const struct hpcc_flow *f,
 	else
 		seq_printf(seq, "%pI4:%u %pI4:%u", &sk->sk_rcv_saddr,
 			   sk->sk_num, &sk->sk_daddr, ntohs(sk->sk_dport));
-	seq_printf(seq, " %s %llu %llu %llu %u %u %llu %u %llu %llu %u %u\n",
+	seq_printf(seq, " %s %llu %llu %llu %u %u %llu %u ",
 		   READ_ONCE(f->telemetry) ? "hpcc" : "reno",
 		   law->w >> HPCC_W_SHIFT, law->wc >> HPCC_W_SHIFT,
 		   (law->u * 1000) >> HPCC_U_SHIFT, law->inc_stage,
-		   law->bottleneck, f->pacing_rate, f->t_us,
-		   div_u64(age, NSEC_PER_USEC),
+		   law->bottleneck, f->pacing_rate, f->t_us);
+	/* "-": no telemetry yet; per-CPU clocks may put "now" a hair early */
+	if (!last)
+		seq_puts(seq, "-");
+	else
+		seq_printf(seq, "%llu", div_u64(max_t(s64, age, 0),
+						NSEC_PER_USEC));
+	seq_printf(seq, " %llu %u %u\n",
 		   div_u64(f->probe_rtt_ns, NSEC_PER_USEC), law->nhops,
 		   f->unanswered);
 }

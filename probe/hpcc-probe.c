@@ -1692,7 +1692,7 @@ static int cmd_flows(int argc, char **argv)
 	while (fgets(line, sizeof(line), f)) {
 		char w[32] = "-", u[16] = "-", bn[16] = "-", rate[32] = "-",
 		     age[32] = "-", prtt[32] = "-", hops[8] = "-";
-		unsigned long long v, nh = 0, age_us = 0, rtt_us = 0;
+		unsigned long long v, nh = 0;
 		const char *mode = "-";
 
 		n = 0;
@@ -1717,19 +1717,13 @@ static int cmd_flows(int argc, char **argv)
 			snprintf(bn, sizeof(bn), "hop %llu", v + 1);
 		if (NUM(RATE) && v)
 			fmt_rate_bps(v * 8., rate, sizeof(rate));
-		if (NUM(PRTT)) {
-			rtt_us = v;
-			if (v)
-				fmt_ns(v * 1000LL, prtt, sizeof(prtt));
-		}
-		if (NUM(AGE)) {
-			age_us = v;
-			/* age 0 with no hop and no probe RTT: never had any */
-			if (age_us || nh || rtt_us)
-				fmt_ns(age_us * 1000LL, age, sizeof(age));
-			else
-				snprintf(age, sizeof(age), "never");
-		}
+		if (NUM(PRTT) && v)
+			fmt_ns(v * 1000LL, prtt, sizeof(prtt));
+		/* the module prints "-" for a flow that never had telemetry */
+		if (idx[AGE] >= 0 && idx[AGE] < n && !strcmp(tok[idx[AGE]], "-"))
+			snprintf(age, sizeof(age), "never");
+		else if (NUM(AGE))
+			fmt_ns(v * 1000LL, age, sizeof(age));
 #undef NUM
 #undef COL
 		printf("%-24s %-24s %-5s %10s %6s %10s %12s %10s %10s %4s\n",

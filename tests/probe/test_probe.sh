@@ -297,7 +297,7 @@ echo 13 >$FAKE/sys/module/tcp_hpcc/parameters/response_dscp
 cat >$FAKE/proc/net/tcp_hpcc <<'EOF'
 local remote mode w_bytes wc_bytes u_permille stage bottleneck_hop rate_Bps t_us age_us probe_rtt_us hops unanswered
 10.0.0.1:5201 10.0.0.2:40000 hpcc 1250000 1200000 953 2 1 1187500000 80 120 45 2 0
-[fd00::1]:22 [fd00::2]:51234 reno 0 0 0 0 0 0 1000 0 0 0 0
+[fd00::1]:22 [fd00::2]:51234 reno 0 0 0 0 0 0 1000 - 0 0 0
 EOF
 printf 'Flows 3\nProbesSent 100\n' >$FAKE/proc/net/tcp_hpcc_stat
 
