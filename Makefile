@@ -34,7 +34,7 @@ OBJCOPY ?= objcopy
 PAHOLE_FLAGS ?= $(shell PAHOLE=$(PAHOLE) $(KDIR)/scripts/pahole-flags.sh 2>/dev/null)
 
 # Goals that must work without kernel headers (lead: add e.g. unit tests here).
-NOKERNEL_GOALS := deps clean kver unit bench-law check
+NOKERNEL_GOALS := deps clean kver unit bench-law check demo bench
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(KVER),)
 $(error no Debian 6.1 kernel headers (/usr/src/linux-headers-6.1.*-amd64): run 'make deps' or set KVER=/KDIR=)
@@ -46,7 +46,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit \
-	check install bench-law
+	check install bench-law demo-tools demo bench
 
 all: module bpf probe
 
@@ -106,8 +106,12 @@ tests/unit/test_law: tests/unit/test_law.c tests/unit/tap.h hpcc_law.h
 tests/unit/bench_law: tests/unit/bench_law.c hpcc_law.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $<
 
+# The demo's in-VM flow generator and queue sampler.
+demo-tools:
+	$(MAKE) -C demo
+
 # Everything the test suite runs.
-tests: tests/unit/test_law selftests bpf
+tests: tests/unit/test_law selftests bpf demo-tools
 	$(MAKE) -C tests/bpf
 
 unit: tests/unit/test_law
@@ -122,6 +126,15 @@ bench-law: tests/unit/bench_law
 check:
 	scripts/check.sh
 
+# The README's main command: hpcc against cubic, dctcp and bbr on an
+# emulated datacenter topology, one VM run; table, CSV and plots in out/.
+demo:
+	scripts/demo.sh
+
+# Longer runs and more repetitions; writes Documentation/bench-results.md.
+bench:
+	scripts/demo.sh --long
+
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	$(MAKE) -C probe install
@@ -132,4 +145,5 @@ clean:
 	$(MAKE) -C bpf clean
 	$(MAKE) -C selftests clean
 	$(MAKE) -C tests/bpf clean
-	$(if $(wildcard probe/Makefile),$(MAKE) -C probe clean)
+	$(MAKE) -C probe clean
+	$(MAKE) -C demo clean

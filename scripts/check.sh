@@ -4,6 +4,8 @@
 #   2. BPF programs under BPF_PROG_TEST_RUN and netns on this kernel (tests/bpf)
 #   3. hpcc-probe on this kernel (tests/probe)
 #   4. the module and the telemetry loop in a VM on Debian's 6.1 (selftests/)
+#   5. the demo's analysis code (tests/demo) and a short smoke run of the
+#      demo itself (the full demo and benchmark stay out of the suite)
 # Each suite prints TAP; the last line counts every assertion of all suites:
 # "N passed, N failed, N skipped". A suite that dies without a failing
 # assertion counts as one failure.
@@ -34,7 +36,7 @@ suite() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
-scripts/deps.sh build vm || exit 1
+scripts/deps.sh build vm bench || exit 1
 if ! make -s all tests; then
 	echo "check: build failed"
 	echo "0 passed, 1 failed"
@@ -48,6 +50,11 @@ suite vm scripts/vm-run.sh --timeout 1200 --include tcp_hpcc.ko \
 	--include selftests --include bpf --include probe \
 	--include tests/bpf/bpf_test:tests/bpf/bpf_test \
 	-- ./selftests/run_tests.sh
+
+suite analysis python3 tests/demo/test_analyze.py
+suite demo-smoke sh -c 'scripts/demo.sh --smoke --no-deps >"$0" 2>&1 &&
+	echo "ok 1 - demo smoke run: table, CSV and plots written" ||
+	{ tail -20 "$0"; echo "not ok 1 - demo smoke run"; exit 1; }' "$log/smoke.out"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]

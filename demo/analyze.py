@@ -1,0 +1,827 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Analyse a demo console log (python3 standard library only).
+
+    demo/analyze.py CONSOLE_LOG OUTDIR [--no-plots] [--bench-md PATH]
+
+1. Extracts the ``@@csv FILE@@ ROW`` lines that demo/scenarios.sh prints
+   into OUTDIR/raw/FILE (the first row of each file is its header).
+2. Computes per run, then per scenario and congestion control (CC), the
+   metrics below, and writes OUTDIR/summary.csv (one row per scenario, CC
+   and metric: mean, min, max, sample standard deviation and number of
+   repetitions), OUTDIR/slowdown.csv (FCT slowdown by flow-size bucket,
+   pooled over repetitions) and OUTDIR/table.txt (printed).
+3. Writes gnuplot scripts and data under OUTDIR/plots and runs gnuplot, if
+   installed, to make the PNGs: bottleneck queue over time, per-flow
+   throughput over time, FCT slowdown by flow size.
+4. With --bench-md, writes a Markdown report with the environment, the raw
+   numbers and the hpcc/dctcp and hpcc/cubic ratios against the targets.
+
+Definitions
+-----------
+percentile
+    Nearest rank: the p-th percentile of n values is the value of rank
+    ceil(p/100 * n) (1-based) in ascending order; p = 0 gives the minimum.
+    It is always one of the samples, never an interpolation.
+queue
+    The bottleneck's root-qdisc backlog in bytes, sampled every few ms by
+    demo/qsample (equally spaced samples, so sample percentiles estimate
+    time percentiles); utilisation is the qdisc's dequeued bytes (with
+    Ethernet/IP/TCP headers) over rate * time.
+goodput
+    TCP bytes acknowledged (tcpi_bytes_acked, sampled by demo/fctgen) over
+    the window, divided by the link rate: payload only, so at most
+    1448/1514 = 0.956 of the link with TCP timestamps.
+RTT
+    tcpi_rtt of the long flows (the kernel's smoothed RTT, as ss -ti shows).
+Jain index
+    (sum x)^2 / (n * sum x^2) over the flows' goodputs: 1 = equal shares,
+    1/n = one flow takes all.
+FCT slowdown
+    FCT / ideal FCT, with the ideal FCT computed (not measured):
+    2 * base RTT + wire bytes * 8 / link rate. The FCT runs from connect()
+    to the server's 1-byte answer (handshake plus request/answer: 2 RTTs);
+    wire bytes are the flow's bytes plus its 8-byte header plus 66 bytes of
+    Ethernet/IP/TCP headers per 1448-byte segment; base RTT is the minimum
+    ping RTT on the idle path, measured at the start of the run. This is
+    the HPCC paper's "ideal FCT on an idle network" (line rate from the
+    first byte), so slow start alone makes it > 1.
+emulator stalls
+    Seconds lost in gaps > 50 ms between queue samples: the guest did not
+    run (TCG, or a busy host). Runs with large values are less reliable.
+recovery
+    After a flow leaves (scenario stagger): the time until the bottleneck's
+    utilisation, averaged over the next 4 base RTTs, is first >= 90% again,
+    in base RTTs. None if never within the run.
+"""
+
+import csv
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+CSV_LINE = re.compile(r'^@@csv ([A-Za-z0-9_.+-][A-Za-z0-9_./+-]*)@@ (.*)$')
+
+# Flow-size buckets of the FCT slowdown (bytes, [lo, hi)).
+BUCKETS = [(0, 10e3, '<10K'), (10e3, 100e3, '10K-100K'),
+           (100e3, 1e6, '100K-1M'), (1e6, 10e6, '1M-10M'),
+           (10e6, math.inf, '>=10M')]
+SMALL = 100e3          # "short flows" of the targets: < 100 KB
+MSS = 1448
+HDR = 66               # Ethernet 14 + IPv4 20 + TCP 32 (timestamps)
+REQ_HDR = 8            # fctgen's size header
+CC_ORDER = ['cubic', 'dctcp', 'bbr', 'hpcc', 'hpcc-notel']
+SCEN_ORDER = ['long', 'incast', 'stagger', 'websearch']
+
+
+# ---- pure helpers ----------------------------------------------------------------
+
+def extract_csv(lines):
+    """Console lines -> ({file: [rows]}, number of malformed @@csv lines).
+
+    A row is the text after '@@csv FILE@@ ' with trailing CR/LF removed.
+    Files must be relative paths without '..'; lines that start with '@@csv'
+    but do not parse are counted and skipped.
+    """
+    files, bad = {}, 0
+    for line in lines:
+        line = line.rstrip('\r\n').rstrip('\r')
+        if not line.startswith('@@csv'):
+            continue
+        m = CSV_LINE.match(line)
+        if not m or '..' in m.group(1).split('/'):
+            bad += 1
+            continue
+        files.setdefault(m.group(1), []).append(m.group(2))
+    return files, bad
+
+
+def parse_rows(rows):
+    """CSV text rows (header first) -> list of dicts. Rows whose field count
+    differs from the header's are dropped (a console line cut by the kernel
+    writing in between)."""
+    if not rows:
+        return []
+    reader = csv.reader(rows)
+    header = next(reader)
+    return [dict(zip(header, r)) for r in reader if len(r) == len(header)]
+
+
+def percentile(values, p):
+    """Nearest-rank percentile (see the module docstring); None if empty."""
+    v = sorted(values)
+    if not v:
+        return None
+    if p <= 0:
+        return v[0]
+    rank = math.ceil(p / 100.0 * len(v))
+    return v[min(max(rank, 1), len(v)) - 1]
+
+
+def jain(xs):
+    """Jain's fairness index; None for no values or all zero."""
+    xs = list(xs)
+    sq = sum(x * x for x in xs)
+    if not xs or sq == 0:
+        return None
+    return sum(xs) ** 2 / (len(xs) * sq)
+
+
+def wire_bytes(size):
+    """Bytes on the wire for a flow of SIZE bytes (plus fctgen's header)."""
+    payload = size + REQ_HDR
+    return payload + math.ceil(payload / MSS) * HDR
+
+
+def ideal_fct(size, rate_bps, base_rtt_s):
+    """Ideal FCT in seconds: 2 base RTTs plus the wire bytes at line rate."""
+    return 2 * base_rtt_s + wire_bytes(size) * 8.0 / rate_bps
+
+
+def slowdown(fct_s, size, rate_bps, base_rtt_s):
+    return fct_s / ideal_fct(size, rate_bps, base_rtt_s)
+
+
+def bucket_of(size):
+    for lo, hi, name in BUCKETS:
+        if lo <= size < hi:
+            return name
+    return BUCKETS[-1][2]
+
+
+def spread(values):
+    """Mean, min, max, sample stdev (0 for one value) and n of the non-None
+    values; None if there are none."""
+    v = [x for x in values if x is not None]
+    if not v:
+        return None
+    sd = statistics.stdev(v) if len(v) > 1 else 0.0
+    return {'mean': statistics.fmean(v), 'min': min(v), 'max': max(v),
+            'sd': sd, 'n': len(v)}
+
+
+def value_at(series, t):
+    """Linear interpolation of [(t, v)] (ascending t) at T, clamped."""
+    if not series:
+        return None
+    if t <= series[0][0]:
+        return series[0][1]
+    for (t0, v0), (t1, v1) in zip(series, series[1:]):
+        if t0 <= t <= t1:
+            return v0 if t1 == t0 else v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+    return series[-1][1]
+
+
+def queue_stats(qrows, dev, t_lo, t_hi, rate_bps):
+    """Backlog percentiles (bytes), utilisation, drops and ECN marks of DEV
+    over [t_lo, t_hi]. qrows: dicts with t, dev, backlog, drops, bytes,
+    marks (strings or numbers)."""
+    rows = [r for r in qrows if r['dev'] == dev and t_lo <= float(r['t']) <= t_hi]
+    if len(rows) < 2:
+        return None
+    b = [float(r['backlog']) for r in rows]
+    first, last = rows[0], rows[-1]
+    dt = float(last['t']) - float(first['t'])
+    return {
+        'q_p50': percentile(b, 50), 'q_p99': percentile(b, 99), 'q_max': max(b),
+        'util': (float(last['bytes']) - float(first['bytes'])) * 8 / (dt * rate_bps)
+        if dt > 0 else None,
+        'drops': float(last['drops']) - float(first['drops']),
+        'marks': float(last['marks']) - float(first['marks']),
+        'n': len(rows),
+    }
+
+
+def stall_seconds(qrows, dev, t_lo, t_hi, gap=0.05):
+    """Seconds lost in sampling gaps longer than GAP between consecutive
+    samples of DEV in [t_lo, t_hi]: the emulator (or a busy host) did not
+    run the guest. Reported so that runs hit by stalls can be recognised."""
+    t = sorted(float(r['t']) for r in qrows if r['dev'] == dev and t_lo <= float(r['t']) <= t_hi)
+    return sum(b - a for a, b in zip(t, t[1:]) if b - a > gap)
+
+
+def flow_series(srows):
+    """TCP_INFO samples -> {flow tag: [(t, bytes_acked)]} sorted by t."""
+    out = {}
+    for r in srows:
+        out.setdefault(r['tag'], []).append((float(r['t']), float(r['bytes_acked'])))
+    for s in out.values():
+        s.sort()
+    return out
+
+
+def throughput_series(series):
+    """[(t, bytes_acked)] -> [(t_mid, Mbit/s)] between consecutive samples."""
+    out = []
+    for (t0, b0), (t1, b1) in zip(series, series[1:]):
+        if t1 > t0:
+            out.append(((t0 + t1) / 2, (b1 - b0) * 8 / (t1 - t0) / 1e6))
+    return out
+
+
+def goodput_bps(series, t_lo, t_hi):
+    """Mean goodput (bit/s) of one flow over [t_lo, t_hi], 0 outside its
+    samples' span (a flow that has not started or has ended sends 0)."""
+    if not series or t_hi <= t_lo:
+        return 0.0
+    lo, hi = max(t_lo, series[0][0]), min(t_hi, series[-1][0])
+    if hi <= lo:
+        return 0.0
+    return (value_at(series, hi) - value_at(series, lo)) * 8 / (t_hi - t_lo)
+
+
+def utilisation_series(qrows, dev, rate_bps):
+    """[(t_mid, utilisation)] between consecutive queue samples of DEV."""
+    rows = [(float(r['t']), float(r['bytes'])) for r in qrows if r['dev'] == dev]
+    rows.sort()
+    return [((t0 + t1) / 2, (b1 - b0) * 8 / ((t1 - t0) * rate_bps))
+            for (t0, b0), (t1, b1) in zip(rows, rows[1:]) if t1 > t0]
+
+
+def recovery_rtts(qrows, dev, t_event, rate_bps, base_rtt_s, t_end,
+                  thresh=0.9, hold_rtts=4):
+    """Base RTTs after T_EVENT until the utilisation of DEV averaged over
+    the next HOLD_RTTS base RTTs is >= THRESH (None: not before T_END)."""
+    rows = sorted((float(r['t']), float(r['bytes'])) for r in qrows
+                  if r['dev'] == dev)
+    if len(rows) < 2:
+        return None
+    win = hold_rtts * base_rtt_s
+    bytes_at = lambda t: value_at(rows, t)
+    for t, _ in rows:
+        if t < t_event:
+            continue
+        if t + win > min(t_end, rows[-1][0]):
+            return None
+        u = (bytes_at(t + win) - bytes_at(t)) * 8 / (win * rate_bps)
+        if u >= thresh:
+            return (t - t_event) / base_rtt_s
+    return None
+
+
+# ---- per-run metrics ---------------------------------------------------------------
+
+class Env:
+    def __init__(self, env):
+        self.raw = env
+        self.rate_bps = float(env.get('rate_mbit', 100)) * 1e6
+        self.base_rtt = float(env.get('base_rtt_ms') or 5) / 1e3
+        self.telemetry = env.get('telemetry') == '1'
+
+
+def run_metrics(scen, run, env):
+    """Metrics of one run: run = {'queue', 'flows', 'samples', 'events'} (row
+    dicts), duration in run['duration']. Returns {metric: value}."""
+    rate, rtt, dur = env.rate_bps, env.base_rtt, run['duration']
+    q, flows, events = run['queue'], run['flows'], run['events']
+    series = flow_series(run['samples'])
+    m = {}
+    if scen == 'long':
+        lo, hi = 1.0, dur
+        qs = queue_stats(q, 'r2d1', lo, hi, rate) or {}
+        gps = [goodput_bps(s, lo, hi) for s in series.values()]
+        rtts = [float(r['rtt_us']) / 1e3 for r in run['samples']
+                if lo <= float(r['t']) <= hi and float(r['rtt_us']) > 0]
+        m.update({'goodput': sum(gps) / rate if gps else None,
+                  'util': qs.get('util'), 'q_p50_kb': kb(qs.get('q_p50')),
+                  'q_p99_kb': kb(qs.get('q_p99')), 'q_max_kb': kb(qs.get('q_max')),
+                  'rtt_p50_ms': percentile(rtts, 50), 'rtt_p99_ms': percentile(rtts, 99),
+                  'jain': jain(gps), 'drops': qs.get('drops'), 'marks': qs.get('marks')})
+    elif scen == 'incast':
+        bursts = sorted(float(e['t']) for e in events if e['kind'] == 'burst')
+        lo = bursts[0] if bursts else 2.0
+        qs = queue_stats(q, 'r2d1', lo, dur, rate) or {}
+        qall = queue_stats(q, 'r2d1', 0, dur + 5, rate) or {}
+        short = [f for f in flows if f['tag'].startswith('inc')]
+        fcts = [float(f['fct']) * 1e3 for f in short if f['status'] == 'ok']
+        gp = goodput_bps(series.get('long', []), 1.0, dur)
+        m.update({'q_peak_kb': kb(qs.get('q_max')), 'q_p99_kb': kb(qs.get('q_p99')),
+                  'drops': qall.get('drops'), 'marks': qall.get('marks'),
+                  'fct_p50_ms': percentile(fcts, 50), 'fct_p99_ms': percentile(fcts, 99),
+                  'short_done': len(fcts), 'short_total': len(short),
+                  'long_goodput': gp / rate})
+    elif scen == 'stagger':
+        qs = queue_stats(q, 'r2d1', 0.5, dur, rate) or {}
+        ev = sorted((float(e['t']), e['kind'], e['flow']) for e in events)
+        # Jain index in each phase with >= 2 flows, skipping 1 s after a change
+        times = sorted(set(t for t, _, _ in ev))
+        jains = []
+        for a, b in zip(times, times[1:]):
+            active = {fl for t, k, fl in ev if k == 'join' and t <= a} - \
+                     {fl for t, k, fl in ev if k == 'leave' and t <= a}
+            if len(active) >= 2 and b - a > 1.5:
+                jains.append(jain(goodput_bps(series.get(fl, []), a + 1.0, b)
+                                  for fl in sorted(active)))
+        rec = [recovery_rtts(q, 'r2d1', t, rate, rtt, dur)
+               for t, k, _ in ev if k == 'leave' and t < dur - 0.01]
+        m.update({'util': qs.get('util'), 'q_p99_kb': kb(qs.get('q_p99')),
+                  'q_max_kb': kb(qs.get('q_max')),
+                  'jain_min': min((j for j in jains if j is not None), default=None),
+                  'recovery_rtts_max': None if not rec or None in rec else max(rec),
+                  'recovered': sum(r is not None for r in rec), 'leaves': len(rec)})
+    elif scen == 'websearch':
+        # the arrivals' span for utilisation; the whole run for the queue
+        arr = float(env.raw.get('ws_dur') or dur)
+        qs = [queue_stats(q, d, 0, dur, rate) or {} for d in ('r2d1', 'r2d2')]
+        us = [(queue_stats(q, d, 0, arr, rate) or {}).get('util') for d in ('r2d1', 'r2d2')]
+        us = [u for u in us if u is not None]
+        sd = run_slowdowns(flows, env)
+        small = [s for b, s in sd if b in ('<10K', '10K-100K')]
+        allsd = [s for _, s in sd]
+        m.update({'q_p99_kb': kb(max((x.get('q_p99') or 0) for x in qs)),
+                  'q_max_kb': kb(max((x.get('q_max') or 0) for x in qs)),
+                  'util': statistics.fmean(us) if us else None,
+                  'sd_p50': percentile(allsd, 50), 'sd_p99': percentile(allsd, 99),
+                  'sd_small_p99': percentile(small, 99),
+                  'flows': len(flows), 'unfinished': sum(f['status'] != 'ok' for f in flows)})
+    m['stall_s'] = stall_seconds(q, 'r2d1', 0, dur)
+    return m
+
+
+def run_slowdowns(flows, env):
+    """[(bucket, slowdown)] of the completed flows."""
+    out = []
+    for f in flows:
+        if f['status'] != 'ok':
+            continue
+        size = float(f['size'])
+        out.append((bucket_of(size), slowdown(float(f['fct']), size, env.rate_bps,
+                                                env.base_rtt)))
+    return out
+
+
+def kb(x):
+    return None if x is None else x / 1e3
+
+
+# Metrics shown in the table: (scenario, metric, label, format).
+TABLE = [
+    ('long', 'goodput', 'goodput / link rate', '{:.3f}'),
+    ('long', 'util', 'link utilisation (tc)', '{:.3f}'),
+    ('long', 'q_p50_kb', 'queue p50 (KB)', '{:.1f}'),
+    ('long', 'q_p99_kb', 'queue p99 (KB)', '{:.1f}'),
+    ('long', 'q_max_kb', 'queue max (KB)', '{:.1f}'),
+    ('long', 'rtt_p50_ms', 'RTT p50 (ms)', '{:.2f}'),
+    ('long', 'rtt_p99_ms', 'RTT p99 (ms)', '{:.2f}'),
+    ('long', 'jain', 'Jain index', '{:.3f}'),
+    ('long', 'drops', 'drops', '{:.0f}'),
+    ('long', 'marks', 'ECN marks', '{:.0f}'),
+    ('long', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
+    ('incast', 'q_peak_kb', 'peak queue (KB)', '{:.1f}'),
+    ('incast', 'drops', 'drops', '{:.0f}'),
+    ('incast', 'fct_p50_ms', 'short FCT p50 (ms)', '{:.1f}'),
+    ('incast', 'fct_p99_ms', 'short FCT p99 (ms)', '{:.1f}'),
+    ('incast', 'short_done', 'short flows done', '{:.0f}'),
+    ('incast', 'long_goodput', 'long flow goodput', '{:.3f}'),
+    ('incast', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
+    ('stagger', 'util', 'link utilisation (tc)', '{:.3f}'),
+    ('stagger', 'q_p99_kb', 'queue p99 (KB)', '{:.1f}'),
+    ('stagger', 'jain_min', 'Jain, worst phase', '{:.3f}'),
+    ('stagger', 'recovery_rtts_max', 'util >=90% after leave (RTTs)', '{:.1f}'),
+    ('stagger', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
+    ('websearch', 'util', 'utilisation while arriving (tc)', '{:.3f}'),
+    ('websearch', 'q_p99_kb', 'queue p99 (KB)', '{:.1f}'),
+    ('websearch', 'sd_p50', 'slowdown p50, all', '{:.2f}'),
+    ('websearch', 'sd_p99', 'slowdown p99, all', '{:.2f}'),
+    ('websearch', 'sd_small_p99', 'slowdown p99, <100KB', '{:.2f}'),
+    ('websearch', 'flows', 'flows', '{:.0f}'),
+    ('websearch', 'unfinished', 'unfinished flows', '{:.0f}'),
+    ('websearch', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
+]
+
+
+def order_ccs(ccs):
+    return sorted(ccs, key=lambda c: (CC_ORDER.index(c) if c in CC_ORDER else 99, c))
+
+
+def aggregate(per_run):
+    """per_run: {(scen, cc): [metrics dict per rep]} -> {(scen, cc, metric): spread}"""
+    agg = {}
+    for (scen, cc), runs in per_run.items():
+        keys = sorted({k for r in runs for k in r})
+        for k in keys:
+            s = spread([r.get(k) for r in runs])
+            if s:
+                agg[(scen, cc, k)] = s
+    return agg
+
+
+def fmt_cell(s, fmt):
+    if not s:
+        return '-'
+    cell = fmt.format(s['mean'])
+    if s['n'] > 1 and s['max'] != s['min']:
+        cell += ' [' + fmt.format(s['min']) + '-' + fmt.format(s['max']) + ']'
+    return cell
+
+
+def format_table(agg, ccs, scens, nreps):
+    """The side-by-side text table: mean [min-max] over repetitions."""
+    lines = []
+    w0 = 32
+    widths = {}
+    for cc in ccs:
+        widths[cc] = max(len(cc), *(len(fmt_cell(agg.get((sc, cc, k)), f))
+                                    for sc, k, _, f in TABLE)) + 2
+    for scen in scens:
+        rows = [(k, lab, f) for sc, k, lab, f in TABLE if sc == scen]
+        if not any((scen, cc, k) in agg for cc in ccs for k, _, _ in rows):
+            continue
+        n = nreps.get(scen, {})
+        reps = ', '.join('%s %d' % (cc, n.get(cc, 0)) for cc in ccs)
+        lines.append('')
+        lines.append('== %s (repetitions: %s)' % (scen, reps))
+        lines.append(''.ljust(w0) + ''.join(cc.rjust(widths[cc]) for cc in ccs))
+        for k, lab, f in rows:
+            lines.append(lab.ljust(w0) + ''.join(
+                fmt_cell(agg.get((scen, cc, k)), f).rjust(widths[cc]) for cc in ccs))
+    return '\n'.join(lines)
+
+
+def slowdown_table(pooled, ccs):
+    """pooled: {cc: [(bucket, slowdown)]} -> rows (cc, bucket, n, p50, p95, p99)."""
+    rows = []
+    for cc in ccs:
+        sds = pooled.get(cc, [])
+        for _, _, name in BUCKETS + [(0, SMALL, '<100K')]:
+            if name == '<100K':
+                v = [s for b, s in sds if b in ('<10K', '10K-100K')]
+            else:
+                v = [s for b, s in sds if b == name]
+            rows.append((cc, name, len(v), percentile(v, 50), percentile(v, 95),
+                         percentile(v, 99)))
+    return rows
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def targets(agg, hpcc):
+    """The issue's targets: [(name, value, threshold text, met or None)]."""
+    g = lambda sc, cc, k: (agg.get((sc, cc, k)) or {}).get('mean')
+    out = []
+    r = ratio(g('long', hpcc, 'q_p99_kb'), g('long', 'dctcp', 'q_p99_kb'))
+    out.append(('queue p99 hpcc/dctcp (long flows)', r, '<= 0.20',
+                None if r is None else r <= 0.2))
+    r = ratio(g('long', hpcc, 'q_p99_kb'), g('long', 'cubic', 'q_p99_kb'))
+    out.append(('queue p99 hpcc/cubic (long flows)', r, '<= 0.05',
+                None if r is None else r <= 0.05))
+    r = ratio(g('long', hpcc, 'goodput'), g('long', 'cubic', 'goodput'))
+    out.append(('goodput hpcc/cubic (long flows)', r, '>= 0.90',
+                None if r is None else r >= 0.9))
+    v = g('stagger', hpcc, 'recovery_rtts_max')
+    out.append(('utilisation >= 90% again after a flow leaves (base RTTs, worst)',
+                v, '<= 5', None if v is None else v <= 5))
+    r = ratio(g('incast', hpcc, 'fct_p99_ms'), g('incast', 'dctcp', 'fct_p99_ms'))
+    out.append(('short-flow (64 KB incast) FCT p99 hpcc/dctcp', r, '<= 0.50',
+                None if r is None else r <= 0.5))
+    for other in ('dctcp', 'cubic'):
+        r = ratio(g('websearch', hpcc, 'sd_small_p99'),
+                  g('websearch', other, 'sd_small_p99'))
+        out.append(('slowdown p99 of flows < 100 KB, hpcc/%s (websearch)' % other,
+                    r, '< 1.00', None if r is None else r < 1.0))
+    return out
+
+
+# ---- loading a run folder ---------------------------------------------------------
+
+def load(files):
+    """Extracted files -> (env dict, runs list, {(scen, cc, rep): run})."""
+    env = {r['key']: r['value'] for r in parse_rows(files.get('env.csv', []))}
+    runs = parse_rows(files.get('runs.csv', []))
+    data = {}
+    for r in runs:
+        d = '%s/%s/r%s/' % (r['scenario'], r['cc'], r['rep'])
+        data[(r['scenario'], r['cc'], int(r['rep']))] = {
+            'duration': float(r['duration']),
+            'queue': parse_rows(files.get(d + 'queue.csv', [])),
+            'flows': parse_rows(files.get(d + 'flows.csv', [])),
+            'samples': parse_rows(files.get(d + 'samples.csv', [])),
+            'events': parse_rows(files.get(d + 'events.csv', [])),
+        }
+    return env, runs, data
+
+
+# ---- plots ------------------------------------------------------------------------
+
+def write_dat(path, rows):
+    with open(path, 'w') as f:
+        for r in rows:
+            f.write(' '.join('%.6g' % x if isinstance(x, float) else str(x) for x in r))
+            f.write('\n')
+
+
+def make_plots(outdir, data, env, ccs, pooled):
+    """Write gnuplot data and scripts; run gnuplot if present. Returns the
+    list of PNGs made (empty without gnuplot)."""
+    pdir = os.path.join(outdir, 'plots')
+    os.makedirs(pdir, exist_ok=True)
+    scripts = []
+    rate = env.rate_bps
+    for scen in SCEN_ORDER:
+        present = [cc for cc in ccs if (scen, cc, 1) in data]
+        if not present:
+            continue
+        # queue over time (repetition 1), one panel per CC, shared y range
+        ymax = 1.0
+        for cc in present:
+            q = data[(scen, cc, 1)]['queue']
+            write_dat(os.path.join(pdir, 'queue_%s_%s.dat' % (scen, cc)),
+                      [(float(r['t']), float(r['backlog']) / 1e3) for r in q
+                       if r['dev'] == 'r2d1'])
+            ymax = max([ymax] + [float(r['backlog']) / 1e3 for r in q])
+        dur = max(data[(scen, cc, 1)]['duration'] for cc in present)
+        gp = ['set terminal png size 1000,%d noenhanced' % (170 * len(present) + 80),
+              "set output 'queue_%s.png'" % scen,
+              'set multiplot layout %d,1 title "%s: bottleneck queue r2d1 '
+              '(%g Mbit/s, buffer %s B), repetition 1"' % (
+                  len(present), scen, rate / 1e6, env.raw.get('buffer_bytes', '?')),
+              'set xrange [0:%g]' % dur, 'set yrange [0:%g]' % (ymax * 1.05),
+              'set ylabel "backlog (KB)"', 'set grid', 'set key outside right top',
+              'set lmargin at screen 0.08', 'set rmargin at screen 0.85']
+        for i, cc in enumerate(present):
+            if i == len(present) - 1:
+                gp.append('set xlabel "time (s)"')
+            gp.append("plot 'queue_%s_%s.dat' using 1:2 with lines lw 1 title '%s'" % (
+                scen, cc, cc))
+        gp.append('unset multiplot')
+        scripts.append(('queue_%s' % scen, gp))
+
+        # per-flow throughput (long, stagger, incast's long flow)
+        if scen in ('long', 'stagger', 'incast'):
+            gp = ['set terminal png size 1000,%d noenhanced' % (170 * len(present) + 80),
+                  "set output 'tput_%s.png'" % scen,
+                  'set multiplot layout %d,1 title "%s: per-flow goodput (TCP_INFO '
+                  'bytes acked), repetition 1"' % (len(present), scen),
+                  'set xrange [0:%g]' % dur, 'set yrange [0:%g]' % (rate / 1e6 * 1.1),
+                  'set ylabel "Mbit/s"', 'set grid', 'set key outside right top',
+                  'set lmargin at screen 0.08', 'set rmargin at screen 0.85']
+            for i, cc in enumerate(present):
+                series = flow_series(data[(scen, cc, 1)]['samples'])
+                plots = []
+                for tag in sorted(series):
+                    # 4-sample (about 200 ms) averages: TCG makes single
+                    # 50 ms intervals jumpy
+                    s = series[tag][::4] + ([series[tag][-1]] if len(series[tag]) % 4 != 1 else [])
+                    dat = 'tput_%s_%s_%s.dat' % (scen, cc, tag)
+                    write_dat(os.path.join(pdir, dat), throughput_series(s))
+                    plots.append("'%s' using 1:2 with lines lw 2 title '%s %s'" % (
+                        dat, cc, tag))
+                if i == len(present) - 1:
+                    gp.append('set xlabel "time (s)"')
+                gp.append('plot ' + ', '.join(plots) if plots else
+                          'plot 0 notitle')
+            gp.append('unset multiplot')
+            scripts.append(('tput_%s' % scen, gp))
+
+    # FCT slowdown by size bucket (websearch), p50 and p99, log scale
+    if pooled:
+        rows = slowdown_table(pooled, ccs)
+        names = [b[2] for b in BUCKETS]
+        for cc in ccs:
+            r = [x for x in rows if x[0] == cc and x[1] in names]
+            write_dat(os.path.join(pdir, 'slowdown_%s.dat' % cc),
+                      [(i, x[1], x[2], x[3] or 'NaN', x[4] or 'NaN', x[5] or 'NaN')
+                       for i, x in enumerate(r)])
+        gp = ['set terminal png size 1000,450 noenhanced', "set output 'slowdown.png'",
+              'set multiplot layout 1,2 title "websearch: FCT slowdown by flow size '
+              '(load %s, pooled over repetitions)"' % env.raw.get('ws_load', '?'),
+              'set datafile missing "NaN"',
+              'set logscale y', 'set grid', 'set xrange [-0.5:%g]' % (len(names) - 0.5),
+              'set xtics (%s)' % ', '.join('"%s" %d' % (n, i) for i, n in enumerate(names)),
+              'set xlabel "flow size"', 'set key top left']
+        for col, title in ((4, 'p50'), (6, 'p99')):
+            gp.append('set ylabel "%s slowdown (FCT / ideal)"' % title)
+            gp.append('set title "%s"' % title)
+            gp.append('plot ' + ', '.join(
+                "'slowdown_%s.dat' using 1:%d with linespoints lw 2 pt 7 title '%s'" % (
+                    cc, col, cc) for cc in ccs))
+        gp.append('unset multiplot')
+        scripts.append(('slowdown', gp))
+
+    made = []
+    gnuplot = shutil.which('gnuplot')
+    for name, lines in scripts:
+        path = os.path.join(pdir, name + '.gp')
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        if gnuplot:
+            r = subprocess.run([gnuplot, name + '.gp'], cwd=pdir,
+                               capture_output=True, text=True)
+            if r.returncode == 0 and os.path.exists(os.path.join(pdir, name + '.png')):
+                made.append(os.path.join(pdir, name + '.png'))
+            else:
+                print('analyze: gnuplot %s.gp failed: %s' % (name, r.stderr.strip()[-300:]),
+                      file=sys.stderr)
+    if not gnuplot:
+        print('analyze: gnuplot not installed: scripts in %s, no PNGs' % pdir,
+              file=sys.stderr)
+    return made
+
+
+# ---- report -------------------------------------------------------------------------
+
+def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
+                   per_run_metrics, host):
+    e = env.raw
+    out = ['# Benchmark results', '',
+           'Written by `make bench` (`scripts/demo.sh --long`, analysis by '
+           '`demo/analyze.py`); raw data and plots in `%s`.' % outdir, '']
+    if hpcc != 'hpcc':
+        out += ['**hpcc ran WITHOUT telemetry** (%s): the hpcc numbers are its '
+                'loss-based (Reno) fallback, not HPCC++. The targets below are '
+                'reported for that fallback and say nothing about HPCC++.' %
+                (e.get('telemetry_why') or 'telemetry unavailable'), '']
+    out += ['## Environment', '',
+            '| | |', '|---|---|']
+    for k, v in host:
+        out.append('| %s | %s |' % (k, v))
+    for k in ('kernel', 'cpus', 'rate_mbit', 'netem_delay_ms', 'base_rtt_ms',
+              'buffer_bytes', 'ecn_k_bytes', 'tbf_burst', 'sample_ms', 'tcpinfo_ms', 'reps',
+              'long_dur', 'incast_dur', 'incast_bursts', 'stagger_dur', 'ws_dur',
+              'ws_drain', 'ws_load', 'seed', 'telemetry', 'hpcc_params'):
+        out.append('| %s | %s |' % (k, e.get(k, '')))
+    out += ['', 'Topology: s1..s3 -> r1 -> r2 -> d1,d2 (network namespaces in a '
+            'qemu TCG VM, Debian 6.1 kernel); bottlenecks r2->d1, r2->d2: tbf at '
+            'rate_mbit with a drop-tail bfifo of buffer_bytes, or, for dctcp, RED '
+            'marking ECN above ecn_k_bytes (tcp_ecn=1 on the hosts); netem on r1 '
+            'towards the senders gives the base RTT. Under TCG the emulator adds '
+            'ms-scale jitter: compare CCs run side by side, not with hardware.', '',
+            '## Targets', '',
+            'Each target is computed from the means over repetitions; met/missed is '
+            'reported, never asserted.', '',
+            '| target | value | threshold | verdict |', '|---|---|---|---|']
+    for name, v, thr, met in tgts:
+        out.append('| %s | %s | %s | %s |' % (
+            name, '-' if v is None else '%.3f' % v, thr,
+            'not measured' if met is None else ('met' if met else 'missed')))
+    out += ['', '## Summary (mean [min-max] over repetitions)', '', '```', table.strip('\n'),
+            '```', '', '## FCT slowdown by flow size (websearch, pooled)', '',
+            '| cc | bucket | n | p50 | p95 | p99 |', '|---|---|---|---|---|---|']
+    for cc, b, n, p50, p95, p99 in sd_rows:
+        f = lambda x: '-' if x is None else '%.2f' % x
+        out.append('| %s | %s | %d | %s | %s | %s |' % (cc, b, n, f(p50), f(p95), f(p99)))
+    out += ['', '## Raw numbers: every run', '',
+            'One row per run (repetitions in the order they ran); the summary '
+            'above is their mean [min-max]. Also in runs_metrics.csv.', '']
+    for scen in SCEN_ORDER:
+        runs = [(cc, rep, m) for (sc, cc, rep), m in sorted(per_run_metrics.items(),
+                key=lambda x: (order_ccs([x[0][1]]), x[0][1], x[0][2])) if sc == scen]
+        if not runs:
+            continue
+        keys = [k for sc, k, _, _ in TABLE if sc == scen]
+        out += ['### ' + scen, '', '| cc | rep | ' + ' | '.join(keys) + ' |',
+                '|---|---|' + '---|' * len(keys)]
+        for cc, rep, m in runs:
+            out.append('| %s | %d | %s |' % (cc, rep, ' | '.join(
+                '-' if m.get(k) is None else '%.4g' % m[k] for k in keys)))
+        out.append('')
+    out += ['Runs as the VM logged them (runs.csv):', '', '```',
+            ','.join(runs_csv[0].keys()) if runs_csv else '']
+    out += [','.join(r.values()) for r in runs_csv]
+    out += ['```', '']
+    return '\n'.join(out)
+
+
+def host_info():
+    """(key, value) facts about the machine that ran the VM (best effort)."""
+    out = []
+    try:
+        with open('/proc/cpuinfo') as f:
+            model = next((l.split(':', 1)[1].strip() for l in f
+                          if l.startswith('model name')), '?')
+        out.append(('host cpu', '%s, %d cores' % (model, os.cpu_count() or 0)))
+    except OSError:
+        pass
+    try:
+        rev = subprocess.run(['git', 'describe', '--always', '--dirty'],
+                             capture_output=True, text=True, timeout=10).stdout.strip()
+        if rev:
+            out.append(('git', rev))
+    except (OSError, subprocess.SubprocessError):
+        pass
+    out.append(('vm', 'qemu, 2 vCPUs, TCG unless scripts/vm-run.sh found KVM usable'))
+    return out
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith('--')]
+    plots = '--no-plots' not in argv
+    bench_md = None
+    if '--bench-md' in argv:
+        bench_md = argv[argv.index('--bench-md') + 1]
+        args.remove(bench_md)
+    if len(args) != 2:
+        print(__doc__.split('\n\n')[0] + '\n\nusage: analyze.py CONSOLE_LOG OUTDIR '
+              '[--no-plots] [--bench-md PATH]', file=sys.stderr)
+        return 2
+    log, outdir = args
+    with open(log, errors='replace') as f:
+        files, bad = extract_csv(f)
+    if bad:
+        print('analyze: %d malformed @@csv lines skipped' % bad, file=sys.stderr)
+    if 'runs.csv' not in files:
+        print('analyze: no runs in %s' % log, file=sys.stderr)
+        return 1
+    for name, rows in files.items():
+        path = os.path.join(outdir, 'raw', name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as f:
+            f.write('\n'.join(rows) + '\n')
+
+    envd, runs, data = load(files)
+    env = Env(envd)
+    per_run, pooled, nreps, per_run_metrics = {}, {}, {}, {}
+    for (scen, cc, rep), run in sorted(data.items()):
+        m = run_metrics(scen, run, env)
+        per_run_metrics[(scen, cc, rep)] = m
+        per_run.setdefault((scen, cc), []).append(m)
+        nreps.setdefault(scen, {})[cc] = nreps.get(scen, {}).get(cc, 0) + 1
+        if scen == 'websearch':
+            pooled.setdefault(cc, []).extend(run_slowdowns(run['flows'], env))
+    agg = aggregate(per_run)
+    ccs = order_ccs({cc for (_, cc) in per_run})
+    scens = [s for s in SCEN_ORDER if s in nreps]
+
+    with open(os.path.join(outdir, 'summary.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['scenario', 'cc', 'metric', 'mean', 'min', 'max', 'sd', 'n_runs'])
+        for (sc, cc, k), s in sorted(agg.items()):
+            w.writerow([sc, cc, k] + ['%.6g' % s[x] for x in ('mean', 'min', 'max', 'sd')]
+                       + [s['n']])
+    with open(os.path.join(outdir, 'runs_metrics.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['scenario', 'cc', 'rep', 'metric', 'value'])
+        for (sc, cc, rep), m in sorted(per_run_metrics.items()):
+            for k, v in sorted(m.items()):
+                w.writerow([sc, cc, rep, k, '' if v is None else '%.6g' % v])
+    sd_rows = slowdown_table(pooled, ccs) if pooled else []
+    with open(os.path.join(outdir, 'slowdown.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['cc', 'bucket', 'n', 'p50', 'p95', 'p99'])
+        for r in sd_rows:
+            w.writerow(list(r[:3]) + ['' if x is None else '%.4g' % x for x in r[3:]])
+
+    head = ['Demo: %s Mbit/s bottleneck, base RTT %s ms (netem %s ms), buffer %s B, '
+            'ECN K %s B (dctcp only); kernel %s' % (
+                envd.get('rate_mbit'), envd.get('base_rtt_ms'), envd.get('netem_delay_ms'),
+                envd.get('buffer_bytes'), envd.get('ecn_k_bytes'), envd.get('kernel')),
+            'Cells: mean [min-max] over repetitions. Percentiles: nearest rank.']
+    hpcc = 'hpcc' if 'hpcc' in ccs else ('hpcc-notel' if 'hpcc-notel' in ccs else None)
+    if hpcc == 'hpcc-notel':
+        head.append('hpcc: telemetry unavailable (%s): the hpcc-notel column is '
+                    "hpcc's Reno fallback, not HPCC++." % envd.get('telemetry_why', '?'))
+    if hpcc == 'hpcc':
+        blind = [r for r in runs if r['cc'] == 'hpcc' and r.get('reports_used') in ('0', '')]
+        if blind:
+            head.append('WARNING: %d of %d hpcc runs used no telemetry report (%s): '
+                        'those ran as loss-based fallback.' % (
+                            len(blind), sum(r['cc'] == 'hpcc' for r in runs),
+                            ' '.join('%s/r%s' % (r['scenario'], r['rep']) for r in blind)))
+    if any(r['cc'] in ('bbr', 'hpcc') for r in runs):
+        head.append('Paced CCs (bbr, hpcc) suffer most when the host is busy (TCG): '
+                    'check the spread and emulator stalls.')
+    table = '\n'.join(head) + '\n' + format_table(agg, ccs, scens, nreps)
+    if sd_rows:
+        table += '\n\n== websearch FCT slowdown by flow size (pooled; n p50 p95 p99)\n'
+        table += ''.ljust(12) + ''.join(cc.rjust(26) for cc in ccs) + '\n'
+        for _, _, name in BUCKETS + [(0, 0, '<100K')]:
+            cells = []
+            for cc in ccs:
+                r = [x for x in sd_rows if x[0] == cc and x[1] == name][0]
+                cells.append(('%d %s' % (r[2], ' '.join('-' if x is None else '%.1f' % x
+                                                        for x in r[3:]))).rjust(26))
+            table += name.ljust(12) + ''.join(cells) + '\n'
+    tgts = targets(agg, hpcc) if hpcc else []
+    if tgts:
+        table += '\n\n== targets (%s against the others; reported, not asserted)\n' % hpcc
+        for name, v, thr, met in tgts:
+            table += '%-66s %8s  %-7s %s\n' % (
+                name, '-' if v is None else '%.3f' % v, thr,
+                'not measured' if met is None else ('met' if met else 'MISSED'))
+    with open(os.path.join(outdir, 'table.txt'), 'w') as f:
+        f.write(table + '\n')
+    print(table)
+
+    if plots:
+        made = make_plots(outdir, data, env, ccs, pooled)
+        if made:
+            print('\nplots: ' + ' '.join(os.path.relpath(p, outdir) for p in made))
+    if bench_md:
+        md = bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs, outdir,
+                            per_run_metrics, host_info())
+        with open(bench_md, 'w') as f:
+            f.write(md)
+        print('wrote ' + bench_md)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

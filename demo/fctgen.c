@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fctgen: a small TCP flow generator for the demo (static, no libraries).
+ *
+ *   fctgen now
+ *       print CLOCK_MONOTONIC in seconds (the common clock of every demo tool)
+ *   fctgen server [-p PORT] [-C CC]
+ *       accept connections forever (with congestion control CC, which
+ *       accepted sockets inherit); each one starts with an 8-byte
+ *       big-endian size S: read S bytes (S = ~0: until EOF), answer 1 byte,
+ *       then wait for the peer to close
+ *   fctgen client -d ADDR[,ADDR...] [-p PORT] [-C CC] [--t0 T0] [--tag TAG]
+ *          [--seed N] [--drain SEC] [--samples FILE] [--sample-ms MS] MODE
+ *     MODE, one of:
+ *       --long DUR [--at S]       one flow that sends from T0+S for DUR s;
+ *                                 TCP_INFO samples every MS (default 100)
+ *                                 ms go to FILE as
+ *                                 tag,id,t,bytes_acked,rtt_us,cwnd,retrans
+ *       --burst N,SIZE,AT[,EVERY,COUNT]
+ *                                 N flows of SIZE bytes at T0+AT (and COUNT
+ *                                 times in all, EVERY s apart), to the
+ *                                 destinations in turn
+ *       --poisson LOAD,MBIT,DUR   Poisson arrivals for DUR s of WebSearch-
+ *                                 sized flows offering LOAD (0..1) of a
+ *                                 MBIT link per destination, each flow to a
+ *                                 random destination (seeded)
+ *     Every flow is a new connection using congestion control CC
+ *     (setsockopt TCP_CONGESTION), TCP_NODELAY. A flow's FCT runs from just
+ *     before connect() to the arrival of the server's 1-byte answer.
+ *     Flows still running DRAIN s (default 10) after the last start are
+ *     reported unfinished. At the end, one CSV row per flow on stdout:
+ *       tag,id,dst,size,start,end,fct,status
+ *     with times in seconds since T0 (default: the program's start), end and
+ *     fct -1 and status != ok when the flow did not complete.
+ *
+ * The WebSearch flow-size CDF is the one of the DCTCP paper as distributed
+ * with the HPCC ns-3 simulator (traffic_gen/WebSearch_distribution.txt),
+ * sampled piecewise-linearly.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>	/* struct tcp_info with tcpi_bytes_acked */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNBOUNDED UINT64_MAX
+#define CHUNK (64 * 1024)
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void sleep_until(double t)
+{
+	struct timespec ts;
+
+	if (t <= now())
+		return;
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "fctgen: %s\n", msg);
+	exit(2);
+}
+
+/* ---- seeded RNG (splitmix64) and the WebSearch CDF ------------------------ */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* uniform in [0, 1) */
+static double rng_unit(void)
+{
+	return (rng_next() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static const double ws_size[] = { 0, 10000, 20000, 30000, 50000, 80000, 200000,
+				  1000000, 2000000, 5000000, 10000000, 30000000 };
+static const double ws_cdf[] = { 0, 15, 20, 30, 40, 53, 60, 70, 80, 90, 97, 100 };
+#define WS_N (sizeof(ws_size) / sizeof(ws_size[0]))
+
+static double ws_mean(void)
+{
+	double m = 0;
+	size_t i;
+
+	for (i = 1; i < WS_N; i++)
+		m += (ws_cdf[i] - ws_cdf[i - 1]) / 100 * (ws_size[i] + ws_size[i - 1]) / 2;
+	return m;
+}
+
+static uint64_t ws_sample(void)
+{
+	double u = rng_unit() * 100, s = ws_size[WS_N - 1];
+	size_t i;
+
+	for (i = 1; i < WS_N; i++)
+		if (u < ws_cdf[i]) {
+			s = ws_size[i - 1] + (u - ws_cdf[i - 1]) /
+				(ws_cdf[i] - ws_cdf[i - 1]) *
+				(ws_size[i] - ws_size[i - 1]);
+			break;
+		}
+	return s < 64 ? 64 : (uint64_t)s;
+}
+
+/* ---- client ---------------------------------------------------------------- */
+
+struct flow {
+	int id;
+	const char *dst;
+	uint64_t size;		/* UNBOUNDED for a long flow */
+	double start;		/* scheduled, relative to t0 */
+	double dur;		/* long flows: seconds of sending */
+	/* results */
+	uint64_t sent;
+	double t_start, t_end;	/* absolute; t_end 0 = not finished */
+	const char *status;
+	pthread_t th;
+};
+
+static const char *cc_name;
+static int port = 5000;
+static double t0;
+static const char *tag = "flow";
+static FILE *samples;
+static int sample_ms = 100;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static char zeros[CHUNK];
+
+static int connect_to(const char *dst)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd, one = 1;
+
+	if (inet_pton(AF_INET, dst, &a.sin_addr) != 1)
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	if (cc_name && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc_name,
+				  strlen(cc_name))) {
+		perror("fctgen: TCP_CONGESTION");
+		close(fd);
+		return -2;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (void *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void sample(struct flow *f, int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	if (!samples || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+		return;
+	pthread_mutex_lock(&out_lock);
+	fprintf(samples, "%s,%d,%.4f,%llu,%u,%u,%u\n", tag, f->id, now() - t0,
+		(unsigned long long)ti.tcpi_bytes_acked, ti.tcpi_rtt,
+		ti.tcpi_snd_cwnd, ti.tcpi_total_retrans);
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void be64_put(unsigned char *p, uint64_t v)
+{
+	int i;
+
+	for (i = 7; i >= 0; i--, v >>= 8)
+		p[i] = v & 0xff;
+}
+
+static uint64_t be64_get(const unsigned char *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int send_all(int fd, const void *p, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w <= 0)
+			return -1;
+		p = (const char *)p + w;
+		n -= w;
+	}
+	return 0;
+}
+
+static void *run_flow(void *arg)
+{
+	struct flow *f = arg;
+	unsigned char hdr[8];
+	char c;
+	int fd;
+
+	f->t_start = now();
+	fd = connect_to(f->dst);
+	if (fd < 0) {
+		f->status = fd == -2 ? "cc" : "connect";
+		return NULL;
+	}
+	be64_put(hdr, f->size);
+	if (send_all(fd, hdr, sizeof(hdr)))
+		goto err;
+	if (f->size != UNBOUNDED) {
+		while (f->sent < f->size) {
+			size_t n = f->size - f->sent < CHUNK ? f->size - f->sent : CHUNK;
+
+			if (send_all(fd, zeros, n))
+				goto err;
+			f->sent += n;
+		}
+	} else {
+		double end = f->t_start + f->dur, next = f->t_start;
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+		for (;;) {
+			double t = now();
+			ssize_t w;
+
+			if (t >= end)
+				break;
+			if (t >= next) {
+				sample(f, fd);
+				next += sample_ms / 1e3;
+				if (next < t)
+					next = t + sample_ms / 1e3;
+			}
+			double wait = (next < end ? next : end) - t;
+			if (poll(&p, 1, (int)(wait * 1e3) + 1) <= 0)
+				continue;
+			w = send(fd, zeros, CHUNK, MSG_DONTWAIT | MSG_NOSIGNAL);
+			if (w < 0 && errno != EAGAIN)
+				goto err;
+			if (w > 0)
+				f->sent += w;
+		}
+		sample(f, fd);
+		shutdown(fd, SHUT_WR);
+	}
+	if (recv(fd, &c, 1, 0) != 1)
+		goto err;
+	f->t_end = now();
+	f->status = "ok";
+	close(fd);
+	return NULL;
+err:
+	f->status = "error";
+	close(fd);
+	return NULL;
+}
+
+static int csv_split(char *s, const char **out, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		out[n++] = s;
+		s = strchr(s, ',');
+		if (!s)
+			break;
+		*s++ = 0;
+	}
+	return n;
+}
+
+static int do_client(int argc, char **argv)
+{
+	const char *dsts[64];
+	int ndst = 0, nflows = 0, cap = 0, i, seed = 1;
+	struct flow *fl = NULL;
+	double drain = 10, at = 0, long_dur = -1, last = 0;
+	char *burst = NULL, *poisson = NULL;
+	pthread_attr_t attr;
+
+	for (i = 2; i < argc; i++) {
+		const char *o = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v)
+			die("option without a value");
+		i++;
+		if (!strcmp(o, "-d")) {
+			char *s = strdup(v);
+			ndst = csv_split(s, dsts, 64);
+		} else if (!strcmp(o, "-p"))
+			port = atoi(v);
+		else if (!strcmp(o, "-C"))
+			cc_name = v;
+		else if (!strcmp(o, "--t0"))
+			t0 = atof(v);
+		else if (!strcmp(o, "--tag"))
+			tag = v;
+		else if (!strcmp(o, "--seed"))
+			seed = atoi(v);
+		else if (!strcmp(o, "--drain"))
+			drain = atof(v);
+		else if (!strcmp(o, "--samples")) {
+			samples = fopen(v, "w");
+			if (!samples)
+				die("cannot open the samples file");
+		} else if (!strcmp(o, "--sample-ms"))
+			sample_ms = atoi(v) > 0 ? atoi(v) : 100;
+		else if (!strcmp(o, "--long"))
+			long_dur = atof(v);
+		else if (!strcmp(o, "--at"))
+			at = atof(v);
+		else if (!strcmp(o, "--burst"))
+			burst = strdup(v);
+		else if (!strcmp(o, "--poisson"))
+			poisson = strdup(v);
+		else
+			die("unknown client option (see the comment at the top of fctgen.c)");
+	}
+	if (!ndst)
+		die("client needs -d ADDR");
+	if (!t0)
+		t0 = now();
+	rng_state = 0x5eed0000ULL + (uint64_t)seed;
+
+#define ADD(dst_, size_, start_, dur_) do {					\
+		if (nflows == cap) {						\
+			cap = cap ? 2 * cap : 64;				\
+			fl = realloc(fl, cap * sizeof(*fl));			\
+			if (!fl)						\
+				die("out of memory");				\
+		}								\
+		fl[nflows] = (struct flow){ .id = nflows, .dst = (dst_),	\
+			.size = (size_), .start = (start_), .dur = (dur_),	\
+			.status = "unfinished" };				\
+		nflows++;							\
+	} while (0)
+
+	if (long_dur > 0) {
+		ADD(dsts[0], UNBOUNDED, at, long_dur);
+		last = at + long_dur;
+	} else if (burst) {
+		const char *b[5];
+		int nb = csv_split(burst, b, 5), n, count = 1, k, j;
+		double every = 0, when;
+		uint64_t size;
+
+		if (nb != 3 && nb != 5)
+			die("--burst N,SIZE,AT[,EVERY,COUNT]");
+		n = atoi(b[0]);
+		size = strtoull(b[1], NULL, 0);
+		when = atof(b[2]);
+		if (nb == 5) {
+			every = atof(b[3]);
+			count = atoi(b[4]);
+		}
+		for (k = 0; k < count; k++)
+			for (j = 0; j < n; j++)
+				ADD(dsts[j % ndst], size, when + k * every, 0);
+		last = when + (count - 1) * every;
+	} else if (poisson) {
+		const char *p[3];
+		double load, rate, dur, mean_gap, t = 0;
+
+		if (csv_split(poisson, p, 3) != 3)
+			die("--poisson LOAD,MBIT,DUR");
+		load = atof(p[0]);
+		rate = atof(p[1]) * 1e6 / 8;	/* bytes/s per destination */
+		dur = atof(p[2]);
+		if (load <= 0 || rate <= 0)
+			die("--poisson: LOAD and MBIT must be > 0");
+		/* ndst destinations, each offered LOAD of its link */
+		mean_gap = ws_mean() / (load * rate * ndst);
+		for (;;) {
+			t += -log(1 - rng_unit()) * mean_gap;
+			if (t >= dur)
+				break;
+			ADD(dsts[rng_next() % ndst], ws_sample(), at + t, 0);
+			last = at + t;
+		}
+	} else {
+		die("client needs a mode: --long, --burst or --poisson");
+	}
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 128 * 1024);
+	for (i = 0; i < nflows; i++) {
+		sleep_until(t0 + fl[i].start);
+		if (pthread_create(&fl[i].th, &attr, run_flow, &fl[i])) {
+			fl[i].status = "thread";
+			fl[i].th = 0;
+		}
+	}
+	/* wait for all, but no longer than DRAIN after the last start
+	 * (pthread_timedjoin_np takes a CLOCK_REALTIME deadline) */
+	for (i = 0; i < nflows; i++) {
+		double left = t0 + last + drain - now(), d;
+		struct timespec ts;
+
+		if (!fl[i].th || left <= 0)
+			continue;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		d = ts.tv_sec + ts.tv_nsec / 1e9 + left;
+		ts.tv_sec = (time_t)d;
+		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+		pthread_timedjoin_np(fl[i].th, NULL, &ts);
+	}
+	pthread_mutex_lock(&out_lock);
+	for (i = 0; i < nflows; i++) {
+		struct flow *f = &fl[i];
+		int done = f->t_end > 0 && !strcmp(f->status, "ok");
+		uint64_t size = f->size == UNBOUNDED ? f->sent : f->size;
+		double st = f->t_start > 0 ? f->t_start - t0 : f->start;
+
+		if (done)
+			printf("%s,%d,%s,%llu,%.6f,%.6f,%.6f,ok\n", tag, f->id, f->dst,
+			       (unsigned long long)size, st, f->t_end - t0,
+			       f->t_end - f->t_start);
+		else
+			printf("%s,%d,%s,%llu,%.6f,-1,-1,%s\n", tag, f->id, f->dst,
+			       (unsigned long long)size, st, f->status);
+	}
+	fflush(stdout);
+	if (samples)
+		fflush(samples);
+	_exit(0);	/* unfinished flow threads may still be blocked */
+}
+
+/* ---- server ---------------------------------------------------------------- */
+
+static void *serve(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char *buf = malloc(CHUNK);
+	unsigned char hdr[8];
+	uint64_t size, got = 0;
+	size_t hn = 0;
+	ssize_t n;
+	char c = 1;
+
+	while (hn < sizeof(hdr)) {
+		n = recv(fd, hdr + hn, sizeof(hdr) - hn, 0);
+		if (n <= 0)
+			goto out;
+		hn += n;
+	}
+	if (!buf)
+		goto out;
+	size = be64_get(hdr);
+	while (got < size) {
+		size_t want = size - got < CHUNK ? size - got : CHUNK;
+
+		n = recv(fd, buf, want, 0);
+		if (n < 0)
+			goto out;
+		if (n == 0)
+			break;	/* EOF: the end of a long flow */
+		got += n;
+	}
+	send(fd, &c, 1, MSG_NOSIGNAL);
+	while (recv(fd, buf, CHUNK, 0) > 0)
+		;
+out:
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+static int do_server(int argc, char **argv)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	pthread_attr_t attr;
+	int lfd, one = 1;
+
+	int i;
+
+	for (i = 2; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "-p"))
+			port = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "-C"))
+			cc_name = argv[i + 1];
+		else
+			break;
+	}
+	if (i != argc)
+		die("usage: fctgen server [-p PORT] [-C CC]");
+	a.sin_port = htons(port);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* accepted sockets inherit the listener's congestion control: the
+	 * receiver side of DCTCP must be dctcp too (its ECE echo) */
+	if (cc_name && setsockopt(lfd, IPPROTO_TCP, TCP_CONGESTION, cc_name,
+				  strlen(cc_name))) {
+		perror("fctgen: TCP_CONGESTION");
+		return 1;
+	}
+	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 4096)) {
+		perror("fctgen: listen");
+		return 1;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 128 * 1024);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (;;) {
+		int fd = accept(lfd, NULL, NULL);
+		pthread_t th;
+
+		if (fd < 0)
+			continue;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (pthread_create(&th, &attr, serve, (void *)(intptr_t)fd))
+			close(fd);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	if (argc >= 2 && !strcmp(argv[1], "now")) {
+		printf("%.6f\n", now());
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "server"))
+		return do_server(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "client"))
+		return do_client(argc, argv);
+	fprintf(stderr, "usage: fctgen now | server [-p PORT] [-C CC] | client ... "
+		"(see the comment at the top of fctgen.c)\n");
+	return 2;
+}

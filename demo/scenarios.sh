@@ -1,0 +1,308 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The demo's experiments, run INSIDE the VM from /hpcc (scripts/demo.sh):
+#
+#   demo/scenarios.sh [--profile smoke|demo|long] [--ccs "cubic dctcp bbr hpcc"]
+#                     [--scenarios "long incast stagger websearch"] [--reps N]
+#
+# Builds demo/topo_dc.sh's topology, then for each scenario, repetition and
+# congestion control (in that nesting, so that slow drifts of the emulator
+# spread over all CCs) runs the scenario with demo/fctgen and samples the
+# bottleneck with demo/qsample. Raw data goes to the console as
+#   @@csv FILE@@ ROW
+# lines (FILE relative to the output folder; its first row is the header),
+# which demo/analyze.py extracts; progress lines start with "# demo:".
+#
+# Scenarios (durations per profile below):
+#   long      3 long flows s1,s2,s3 -> d1 for LONG_DUR s
+#   incast    1 long flow s1 -> d1; INCAST_BURSTS bursts, 1 s apart from
+#             t=2 s, of 12 x 64 KB flows (4 connections from each of s1..s3)
+#   stagger   s1 -> d1 over [0,D]; s2 joins at D/6 and leaves at 5D/6; s3
+#             joins at D/3 and leaves at 2D/3 (D = STAGGER_DUR)
+#   websearch s1..s3 -> d1,d2: Poisson WebSearch-sized flows offering
+#             WS_LOAD of each bottleneck for WS_DUR s (+ up to WS_DRAIN s)
+# dctcp runs use RED ECN marking on the bottlenecks and tcp_ecn=1 on the
+# hosts; the other CCs a drop-tail buffer (tcp_ecn=2, the default).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+. ./selftests/lib.sh
+. ./selftests/topo.sh		# link(), qstat()
+. ./demo/topo_dc.sh
+
+profile=demo
+CCS="cubic dctcp bbr hpcc"
+SCENARIOS=
+REPS=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--profile) profile=$2; shift 2 ;;
+	--ccs) CCS=$2; shift 2 ;;
+	--scenarios) SCENARIOS=$2; shift 2 ;;
+	--reps) REPS=$2; shift 2 ;;
+	*) echo "scenarios.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+case $profile in
+smoke)	: "${SCENARIOS:=long}" "${REPS:=1}"
+	LONG_DUR=6 INCAST_DUR=6 INCAST_BURSTS=3 STAGGER_DUR=12 WS_DUR=10 WS_DRAIN=6
+	STAGGER_REPS=1 WS_REPS=1 ;;
+demo)	: "${SCENARIOS:=long incast stagger websearch}" "${REPS:=3}"
+	LONG_DUR=8 INCAST_DUR=6 INCAST_BURSTS=4 STAGGER_DUR=12 WS_DUR=12 WS_DRAIN=8
+	STAGGER_REPS=1 WS_REPS=2 ;;
+long)	: "${SCENARIOS:=long incast stagger websearch}" "${REPS:=5}"
+	LONG_DUR=15 INCAST_DUR=8 INCAST_BURSTS=6 STAGGER_DUR=18 WS_DUR=30 WS_DRAIN=12
+	STAGGER_REPS=3 WS_REPS=3 ;;
+*) echo "scenarios.sh: unknown profile $profile" >&2; exit 2 ;;
+esac
+WS_LOAD=${WS_LOAD:-0.5}
+SAMPLE_MS=${SAMPLE_MS:-5}	# qdisc sampling period
+TCPINFO_MS=${TCPINFO_MS:-50}	# TCP_INFO sampling period of long flows
+LEAD=0.7			# s between scheduling a run and its t=0
+SEED=${SEED:-42}
+FCTGEN=./demo/fctgen
+QSAMPLE=./demo/qsample
+W=/tmp/demo
+T_START=$SECONDS
+
+say() { echo "# demo: +$((SECONDS - T_START))s $*"; }
+
+# emit FILE SRC: SRC's rows as FILE's (FILE's header is its first row)
+emit() {
+	[ -s "$2" ] && sed "s|^|@@csv $1@@ |" "$2"
+}
+emit_row() {	# emit_row FILE ROW
+	echo "@@csv $1@@ $2"
+}
+
+port_of() {
+	case $1 in cubic) echo 5001 ;; dctcp) echo 5002 ;; bbr) echo 5003 ;;
+	hpcc) echo 5004 ;; *) echo 5009 ;; esac
+}
+
+add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a + b }'; }
+
+cleanup() {
+	# only the processes this script started
+	[ -n "${SERVERS:-}" ] && kill $SERVERS 2>/dev/null
+	dc_down
+}
+trap cleanup EXIT
+
+# ---- setup ---------------------------------------------------------------------
+rm -rf $W && mkdir -p $W
+say "profile $profile, scenarios: $SCENARIOS; CCs: $CCS; $REPS repetitions"
+for t in $FCTGEN $QSAMPLE; do
+	[ -x $t ] || { echo "# demo: missing $t (make -C demo)"; exit 1; }
+done
+
+TEL=0 TEL_WHY=
+if ! load_module; then
+	TEL_WHY="tcp_hpcc.ko not loadable"
+	echo "# demo: hpcc: module not loadable: hpcc runs skipped"
+	CCS=$(echo " $CCS " | sed 's/ hpcc / /; s/^ *//; s/ *$//')
+fi
+avail=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control)
+say "congestion controls available: $avail"
+
+dc_up || { echo "# demo: topology setup failed"; exit 1; }
+dc_bottleneck droptail || { echo "# demo: bottleneck qdisc setup failed"; exit 1; }
+
+if echo " $CCS " | grep -q ' hpcc '; then
+	if [ ! -x ./probe/hpcc-probe ]; then
+		TEL_WHY="probe/hpcc-probe not built"
+	elif ! dc_telemetry_up >$W/tel.log 2>&1; then
+		TEL_WHY="hpcc-probe attach failed: $(tail -n1 $W/tel.log)"
+	else
+		TEL=1
+	fi
+	if [ $TEL = 1 ]; then
+		say "hpcc: telemetry attached on 5 hosts and 3 router ports"
+	else
+		echo "# demo: hpcc: telemetry unavailable ($TEL_WHY): hpcc runs without" \
+			"telemetry, i.e. its Reno fallback, and are labelled hpcc-notel"
+	fi
+fi
+
+SERVERS=
+for d in $DC_RECEIVERS; do
+	for cc in $CCS; do
+		$IP netns exec $d $FCTGEN server -p $(port_of $cc) -C $cc &
+		SERVERS="$SERVERS $!"
+	done
+done
+for d in $DC_RECEIVERS; do
+	for cc in $CCS; do
+		wait_port $d $(port_of $cc) || { echo "# demo: server $d/$cc not up"; exit 1; }
+	done
+done
+
+# Base RTT on the idle path: minimum of ping (busybox) s1 -> d1.
+rtt_ms=$($IP netns exec s1 ping -c 20 -i 0.05 -q 10.2.1.1 2>/dev/null |
+	sed -n 's|.*= \([0-9.]*\)/.*|\1|p')
+[ -n "$rtt_ms" ] || rtt_ms=$($IP netns exec s1 ping -c 10 -q 10.2.1.1 |
+	sed -n 's|.*= \([0-9.]*\)/.*|\1|p')
+say "idle path s1 -> d1: min RTT ${rtt_ms} ms (netem ${DC_DELAY_MS} ms)"
+
+emit_row env.csv "key,value"
+for kv in "profile,$profile" "kernel,$(uname -r)" "cpus,$(nproc)" \
+	"rate_mbit,$DC_RATE_MBIT" "netem_delay_ms,$DC_DELAY_MS" \
+	"buffer_bytes,$DC_BUF_BYTES" "ecn_k_bytes,$DC_ECN_K" "tbf_burst,$DC_BURST" \
+	"base_rtt_ms,$rtt_ms" "sample_ms,$SAMPLE_MS" "tcpinfo_ms,$TCPINFO_MS" \
+	"telemetry,$TEL" "telemetry_why,$(echo "$TEL_WHY" | tr ',' ';')" \
+	"ccs,$CCS" "scenarios,$SCENARIOS" "reps,$REPS" "seed,$SEED" \
+	"long_dur,$LONG_DUR" "incast_dur,$INCAST_DUR" "incast_bursts,$INCAST_BURSTS" \
+	"stagger_dur,$STAGGER_DUR" "ws_dur,$WS_DUR" "ws_drain,$WS_DRAIN" \
+	"ws_load,$WS_LOAD" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
+		for p in *; do printf '%s=%s ' $p "$(cat $p)"; done)"; do
+	emit_row env.csv "$kv"
+done
+emit_row runs.csv "scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s"
+
+# ---- one run -------------------------------------------------------------------
+# start_clients TAG NS ARGS...: one fctgen client in NS, outputs in $R
+CLIENTS=
+start_client() {
+	local tag=$1 ns=$2
+	shift 2
+	$IP netns exec $ns $FCTGEN client -p $port -C $cc --t0 $T0 --tag $tag \
+		--samples $R/samples.$tag --sample-ms $TCPINFO_MS "$@" \
+		>$R/flows.$tag 2>>$R/err &
+	CLIENTS="$CLIENTS $!"
+}
+
+event() {	# event T KIND FLOW
+	echo "$1,$2,$3" >>$R/events
+}
+
+run_scenario() {	# scenario body: sets DUR, starts clients
+	local i s
+	case $scen in
+	long)
+		DUR=$LONG_DUR
+		for i in 1 2 3; do
+			start_client f$i s$i -d 10.2.1.1 --long $DUR
+			event 0 join f$i
+		done ;;
+	incast)
+		DUR=$INCAST_DUR
+		start_client long s1 -d 10.2.1.1 --long $DUR
+		for i in 1 2 3; do
+			start_client inc$i s$i -d 10.2.1.1 --drain 3 \
+				--burst 4,65536,2,1,$INCAST_BURSTS
+		done
+		for i in $(seq 0 $((INCAST_BURSTS - 1))); do event $((2 + i)) burst inc; done ;;
+	stagger)
+		DUR=$STAGGER_DUR
+		start_client f1 s1 -d 10.2.1.1 --long $DUR
+		s=$(awk -v d=$DUR 'BEGIN { printf "%.3f %.3f %.3f %.3f", d/6, 2*d/3, d/3, d/3 }')
+		set -- $s
+		start_client f2 s2 -d 10.2.1.1 --at $1 --long $2
+		start_client f3 s3 -d 10.2.1.1 --at $3 --long $4
+		event 0 join f1
+		event $1 join f2
+		event $3 join f3
+		event $(add $3 $4) leave f3
+		event $(add $1 $2) leave f2
+		event $DUR leave f1 ;;
+	websearch)
+		DUR=$(add $WS_DUR $WS_DRAIN)
+		for i in 1 2 3; do
+			start_client ws$i s$i -d 10.2.1.1,10.2.2.1 --seed $((seed + i)) \
+				--drain $WS_DRAIN --poisson \
+				$(awk -v l=$WS_LOAD 'BEGIN { printf "%.4f", l / 3 }'),$DC_RATE_MBIT,$WS_DUR
+		done ;;
+	esac
+}
+
+nrun=0
+total_runs=0
+for scen in $SCENARIOS; do
+	case $scen in stagger) r=$STAGGER_REPS ;; websearch) r=$WS_REPS ;; *) r=$REPS ;; esac
+	[ "$r" -gt "$REPS" ] && r=$REPS
+	total_runs=$((total_runs + r * $(echo $CCS | wc -w)))
+done
+
+run_one() {	# scen cc rep
+	local t_run=$SECONDS label=$cc qdevs="r2d1" f p0 u0 p1 u1 ok n snap qpid qdur
+	nrun=$((nrun + 1))
+	[ $cc = hpcc ] && [ $TEL = 0 ] && label=hpcc-notel
+	R=$W/$scen/$label/r$rep
+	mkdir -p $R
+	: >$R/events
+	port=$(port_of $cc)
+	seed=$((SEED + 1000 * rep))
+	if [ $cc = dctcp ]; then dc_bottleneck ecn && dc_ecn 1; else dc_bottleneck droptail && dc_ecn 2; fi
+	[ $scen = websearch ] && qdevs="r2d1 r2d2"
+	p0=0 u0=0
+	if [ $cc = hpcc ]; then p0=$(hpcc_stat ProbesSent) u0=$(hpcc_stat ReportsUsed); fi
+
+	T0=$(add $($FCTGEN now) $LEAD)
+	CLIENTS=
+	case $scen in
+	long) qdur=$LONG_DUR ;; incast) qdur=$INCAST_DUR ;; stagger) qdur=$STAGGER_DUR ;;
+	websearch) qdur=$(add $WS_DUR $WS_DRAIN) ;;
+	esac
+	$IP netns exec r2 $QSAMPLE -i $SAMPLE_MS -t $(add $qdur $(add $LEAD 1)) --t0 $T0 \
+		$qdevs >$R/queue 2>>$R/err &
+	qpid=$!
+	run_scenario
+	snap=
+	if [ $cc = hpcc ] && [ $TEL = 1 ]; then
+		# one look at the module's view of s1's flows mid-run
+		(sleep $(add $LEAD $(awk -v d=$DUR 'BEGIN { print d / 2 }'))
+		 $IP netns exec s1 cat /proc/net/tcp_hpcc 2>/dev/null | head -n 6 |
+			sed 's/^/# demo:   tcp_hpcc: /') &
+		snap=$!
+	fi
+	wait $CLIENTS
+	sleep 0.2
+	kill $qpid 2>/dev/null
+	wait $qpid $snap
+	p1=0 u1=0
+	if [ $cc = hpcc ]; then p1=$(hpcc_stat ProbesSent) u1=$(hpcc_stat ReportsUsed); fi
+
+	# files -> console
+	local d=$scen/$label/r$rep
+	emit_row $d/queue.csv "t,dev,backlog,qlen,drops,bytes,pkts,marks"
+	emit $d/queue.csv $R/queue
+	emit_row $d/flows.csv "tag,id,dst,size,start,end,fct,status"
+	for f in $R/flows.*; do emit $d/flows.csv $f; done
+	if ls $R/samples.* >/dev/null 2>&1; then
+		emit_row $d/samples.csv "tag,id,t,bytes_acked,rtt_us,cwnd,retrans"
+		for f in $R/samples.*; do emit $d/samples.csv $f; done
+	fi
+	emit_row $d/events.csv "t,kind,flow"
+	emit $d/events.csv $R/events
+	[ -s $R/err ] && sed 's/^/# demo:   stderr: /' $R/err | head -n 5
+	n=$(cat $R/flows.* | wc -l)
+	ok=$(cat $R/flows.* | grep -c ',ok$')
+	emit_row runs.csv "$scen,$label,$rep,$seed,$DUR,$([ $cc = hpcc ] && echo $TEL || echo -),$((p1 - p0)),$((u1 - u0)),$n,$ok,$((SECONDS - t_run))"
+	# progress: utilization, queue, drops of r2d1 over the run
+	say "[$nrun/$total_runs] $scen $label rep $rep/$reps: $(awk -F, -v rate=$DC_RATE_MBIT -v dur=$DUR '
+		$2 == "r2d1" && $1 >= 0 && $1 <= dur { if (!n++) { t0 = $1; b0 = $6; d0 = $5 }
+			t1 = $1; b1 = $6; d1 = $5; if ($3 > mx) mx = $3 }
+		END { if (n < 2) { print "no queue samples"; exit }
+			printf "r2d1 util %.2f, max queue %d KB, drops %d", (b1 - b0) * 8 / ((t1 - t0) * rate * 1e6), mx / 1000, d1 - d0 }' $R/queue), flows $ok/$n ok ($((SECONDS - t_run)) s)"
+	if [ $cc = hpcc ] && [ $TEL = 1 ]; then
+		say "  hpcc: $((p1 - p0)) probes sent, $((u1 - u0)) reports used by the window law"
+		[ $((u1 - u0)) -gt 0 ] || echo "# demo: hpcc: telemetry attached but NO reports used in this run"
+	fi
+	rm -rf $R
+}
+
+for scen in $SCENARIOS; do
+	case $scen in
+	long | incast | stagger | websearch) ;;
+	*) echo "# demo: unknown scenario $scen"; continue ;;
+	esac
+	case $scen in stagger) reps=$STAGGER_REPS ;; websearch) reps=$WS_REPS ;; *) reps=$REPS ;; esac
+	[ "$reps" -gt "$REPS" ] && reps=$REPS
+	for rep in $(seq 1 $reps); do
+		for cc in $CCS; do
+			echo "$avail" | grep -qw $cc || { echo "# demo: $cc not available"; continue; }
+			run_one
+		done
+	done
+done
+say "done: $nrun runs"

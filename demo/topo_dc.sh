@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+# The demo's small datacenter, sourced by demo/scenarios.sh after
+# selftests/lib.sh and selftests/topo.sh (for $IP, $TC, link(), ns_del...):
+#
+#   s1 10.0.1.1 --.                                 .-- d1 10.2.1.1
+#   s2 10.0.2.1 ---- r1 ==== r1r2/r2r1 ==== r2 ----+
+#   s3 10.0.3.1 --'     10.1.0.1    10.1.0.2        '-- d2 10.2.2.1
+#
+#   r1 -> s_i  (r1s1..r1s3): netem DC_DELAY_MS, the base RTT (reverse path)
+#   r1 -> r2   (r1r2): pfifo, a fast hop (declared 1 Gbit/s for telemetry)
+#   r2 -> d_j  (r2d1, r2d2): the bottlenecks: root tbf DC_RATE_MBIT, whose
+#              child is drop-tail bfifo DC_BUF_BYTES, or, for ECN runs,
+#              RED marking above DC_ECN_K bytes (the root never changes, so
+#              telemetry attached to the port keeps seeing the same qdisc)
+# tbf's burst is DC_BURST: under TCG the qdisc watchdog fires milliseconds
+# late, and with a 15k burst tbf then delivers only 55-75% of its rate
+# (measured); 64k (5 ms at 100 Mbit/s) absorbs that lateness, at the price
+# of sub-5 ms bursts when the timer is late.
+DC_RATE_MBIT=${DC_RATE_MBIT:-100}
+DC_BURST=${DC_BURST:-64k}
+DC_DELAY_MS=${DC_DELAY_MS:-4}
+DC_BUF_BYTES=${DC_BUF_BYTES:-500000}
+DC_ECN_K=${DC_ECN_K:-30000}
+DC_SENDERS="s1 s2 s3"
+DC_RECEIVERS="d1 d2"
+DC_BOTTLENECKS="r2d1 r2d2"
+
+dc_up() {
+	local ns i j
+	for ns in $DC_SENDERS r1 r2 $DC_RECEIVERS; do
+		$IP netns add $ns || return 1
+		$IP -n $ns link set lo up
+	done
+	for i in 1 2 3; do
+		link s$i s${i}r1 10.0.$i.1/24 r1 r1s$i 10.0.$i.254/24 || return 1
+		$IP -n s$i route add default via 10.0.$i.254
+		$TC -n r1 qdisc add dev r1s$i root netem delay ${DC_DELAY_MS}ms limit 10000 ||
+			return 1
+	done
+	link r1 r1r2 10.1.0.1/24 r2 r2r1 10.1.0.2/24 || return 1
+	for j in 1 2; do
+		link r2 r2d$j 10.2.$j.254/24 d$j d${j}r2 10.2.$j.1/24 || return 1
+		$IP -n d$j route add default via 10.2.$j.254
+		$TC -n r2 qdisc add dev r2d$j root handle 1: tbf rate ${DC_RATE_MBIT}mbit \
+			burst $DC_BURST limit $DC_BUF_BYTES || return 1
+	done
+	$IP -n r1 route add 10.2.0.0/16 via 10.1.0.2
+	$IP -n r2 route add 10.0.0.0/16 via 10.1.0.1
+	$IP netns exec r1 sysctl -qw net.ipv4.ip_forward=1
+	$IP netns exec r2 sysctl -qw net.ipv4.ip_forward=1
+	$TC -n r1 qdisc add dev r1r2 root pfifo limit 1000
+}
+
+dc_down() {
+	ns_del $DC_SENDERS r1 r2 $DC_RECEIVERS
+}
+
+# dc_bottleneck droptail|ecn: the child qdisc of both bottleneck ports
+dc_bottleneck() {
+	local dev
+	for dev in $DC_BOTTLENECKS; do
+		case $1 in
+		droptail)
+			$TC -n r2 qdisc replace dev $dev parent 1:1 \
+				bfifo limit $DC_BUF_BYTES ;;
+		ecn)	# DCTCP-style: mark (nearly) everything above K; the
+			# average follows the queue within ~20 packets
+			$TC -n r2 qdisc replace dev $dev parent 1:1 \
+				red limit $DC_BUF_BYTES min $DC_ECN_K \
+				max $((DC_ECN_K + 1500)) avpkt 1500 burst 21 \
+				probability 1.0 ecn bandwidth ${DC_RATE_MBIT}mbit ;;
+		*) return 1 ;;
+		esac || return 1
+	done
+}
+
+# dc_ecn 0|1|2: net.ipv4.tcp_ecn on every host (2 is the kernel default)
+dc_ecn() {
+	local ns
+	for ns in $DC_SENDERS $DC_RECEIVERS; do
+		$IP netns exec $ns sysctl -qw net.ipv4.tcp_ecn=$1 || return 1
+	done
+}
+
+# HPCC++ telemetry: reflect/deliver on every host, stamp on the routers'
+# egress ports towards the receivers. Fails if hpcc-probe is missing.
+dc_telemetry_up() {
+	local ns
+	[ -x ./probe/hpcc-probe ] || return 1
+	for ns in $DC_SENDERS; do
+		$IP netns exec $ns ./probe/hpcc-probe host attach ${ns}r1 || return 1
+	done
+	for ns in $DC_RECEIVERS; do
+		$IP netns exec $ns ./probe/hpcc-probe host attach ${ns}r2 || return 1
+	done
+	$IP netns exec r1 ./probe/hpcc-probe switch attach r1r2 --rate 1gbit \
+		--switch-id 1 || return 1
+	$IP netns exec r2 ./probe/hpcc-probe switch attach r2d1 \
+		--rate ${DC_RATE_MBIT}mbit --switch-id 2 || return 1
+	$IP netns exec r2 ./probe/hpcc-probe switch attach r2d2 \
+		--rate ${DC_RATE_MBIT}mbit --switch-id 2
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The end-to-end demonstration (make demo), its CI smoke test and the
+# benchmark (make bench):
+#
+#   scripts/demo.sh [--smoke | --long] [--out DIR] [--no-deps] [--ccs "cubic dctcp bbr hpcc"]
+#
+#   (default)  all four scenarios (long flows, incast, staggered joins and
+#              leaves, WebSearch mix), 3 repetitions of the first two, for
+#              cubic, dctcp, bbr and hpcc: about 8 minutes on 2 cores
+#   --smoke    one short repetition of the long-flows scenario (< 2 min)
+#   --long     longer runs and 5 (3) repetitions, about 25 minutes; also
+#              writes Documentation/bench-results.md
+#
+# Installs missing Debian packages (scripts/deps.sh build vm bench), builds
+# the module, the BPF programs, hpcc-probe (if its sources exist) and the
+# demo's tools (demo/), runs demo/scenarios.sh in one qemu VM
+# (scripts/vm-run.sh), keeps its console in OUT/console.log, and analyses
+# it with demo/analyze.py: OUT/table.txt (printed), OUT/summary.csv,
+# OUT/slowdown.csv, OUT/raw/ (every sample), OUT/plots/*.png.
+# OUT defaults to out/demo-YYYYmmdd-HHMMSS (out/smoke-..., out/bench-...).
+# Exit status: non-zero if the build, the VM run or the analysis failed;
+# the numbers themselves are reported, never asserted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=demo out= deps=1 ccs=
+while (($#)); do
+	case $1 in
+	--smoke) mode=smoke; shift ;;
+	--long) mode=long; shift ;;
+	--out) out=${2:?}; shift 2 ;;
+	--no-deps) deps=0; shift ;;
+	--ccs) ccs=${2:?}; shift 2 ;;
+	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "demo.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+case $mode in
+smoke) prefix=smoke profile=smoke vm_timeout=400 ;;
+demo) prefix=demo profile=demo vm_timeout=1200 ;;
+long) prefix=bench profile=long vm_timeout=3600 ;;
+esac
+out=${out:-out/$prefix-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+t0=$SECONDS
+say() { echo "demo: +$((SECONDS - t0))s $*"; }
+
+if ((deps)); then
+	say "checking packages (scripts/deps.sh build vm bench)"
+	scripts/deps.sh build vm bench
+fi
+
+say "building"
+# `make all` includes probe/, which may not exist yet: fall back to the
+# module and the BPF programs, and let the VM report hpcc's telemetry as
+# unavailable.
+if ! make -s all >"$out/build.log" 2>&1; then
+	echo "demo: 'make all' failed (tail of $out/build.log below); building the module and bpf/ only"
+	tail -n 5 "$out/build.log" | sed 's/^/  /'
+	make -s module bpf >>"$out/build.log" 2>&1 ||
+		echo "demo: WARNING: building the module failed: hpcc will be skipped"
+fi
+make -s -C demo >>"$out/build.log" 2>&1 || { echo "demo: building demo/ failed"; tail -n 20 "$out/build.log"; exit 1; }
+
+includes=(--include selftests --include demo)
+for p in tcp_hpcc.ko bpf probe; do
+	if [[ -e $p ]]; then includes+=(--include "$p"); fi
+done
+args=(--profile "$profile")
+[[ -n $ccs ]] && args+=(--ccs "$ccs")
+
+# Other VMs on this host take CPU from ours: TCG then runs the guest slower
+# and the results get noisier. Say so, and keep the host's load with the run.
+others=$(pgrep -c -x qemu-system-x86 2>/dev/null || pgrep -c -f '^[^ ]*qemu-system-x86_64 ' || true)
+{ echo "start: $(uptime)"; echo "other qemu processes at start: ${others:-0}"; } >"$out/host.txt"
+if [[ ${others:-0} -gt 0 ]]; then
+	echo "demo: WARNING: $others other qemu process(es) running on this host: expect noisier numbers"
+fi
+
+say "running the scenarios in a VM (profile $profile; console: $out/console.log)"
+set +e
+scripts/vm-run.sh --timeout "$vm_timeout" "${includes[@]}" -- \
+	./demo/scenarios.sh "${args[@]}" 2>&1 |
+	tee "$out/console.log" | grep --line-buffered -v '^@@csv '
+vm_rc=${PIPESTATUS[0]}
+set -e
+say "VM run finished (exit status $vm_rc)"
+echo "end: $(uptime)" >>"$out/host.txt"
+
+py=$(command -v python3) || { echo "demo: python3 missing (scripts/deps.sh build installs it)"; exit 1; }
+an_args=()
+[[ $mode == long ]] && an_args+=(--bench-md Documentation/bench-results.md)
+an_rc=0
+"$py" demo/analyze.py "$out/console.log" "$out" "${an_args[@]}" || an_rc=$?
+
+echo
+say "done: artifacts in $out"
+(cd "$out" && ls -d -- * plots/*.png 2>/dev/null) | grep -v '^plots$' | sed 's/^/  /'
+if ((vm_rc != 0)); then
+	echo "demo: the VM run failed (exit status $vm_rc): results may be partial"
+	exit 1
+fi
+exit $an_rc

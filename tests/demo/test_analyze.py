@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of demo/analyze.py's pure functions, with hand-computed cases.
+
+    python3 tests/demo/test_analyze.py
+
+Prints TAP: one "ok N - name" / "not ok N - name" line per test, then the
+plan "1..N"; exit status 1 if any test failed.
+"""
+import math
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'demo'))
+import analyze as A  # noqa: E402
+
+
+class Percentile(unittest.TestCase):
+    def test_nearest_rank_textbook(self):
+        # 5 values: p30 -> rank ceil(1.5) = 2; p40 -> rank 2; p50 -> rank 3
+        v = [35, 20, 15, 50, 40]
+        self.assertEqual(A.percentile(v, 30), 20)
+        self.assertEqual(A.percentile(v, 40), 20)
+        self.assertEqual(A.percentile(v, 50), 35)
+        self.assertEqual(A.percentile(v, 100), 50)
+        self.assertEqual(A.percentile(v, 0), 15)
+
+    def test_p99(self):
+        self.assertEqual(A.percentile(range(1, 101), 99), 99)   # rank 99
+        self.assertEqual(A.percentile(range(1, 11), 99), 10)    # rank ceil(9.9)
+        self.assertEqual(A.percentile(range(1, 11), 50), 5)     # rank 5
+
+    def test_edges(self):
+        self.assertIsNone(A.percentile([], 50))
+        self.assertEqual(A.percentile([7], 99), 7)
+        self.assertEqual(A.percentile([2.5, 1.5], 50), 1.5)     # rank 1
+
+
+class Jain(unittest.TestCase):
+    def test_values(self):
+        self.assertAlmostEqual(A.jain([1, 1, 1, 1]), 1.0)
+        self.assertAlmostEqual(A.jain([1, 0, 0, 0]), 0.25)
+        self.assertAlmostEqual(A.jain([1, 2, 3]), 36 / 42)      # 6^2 / (3 * 14)
+        self.assertAlmostEqual(A.jain(iter([5e6, 5e6])), 1.0)
+
+    def test_degenerate(self):
+        self.assertIsNone(A.jain([]))
+        self.assertIsNone(A.jain([0, 0]))
+
+
+class Slowdown(unittest.TestCase):
+    def test_wire_bytes(self):
+        self.assertEqual(A.wire_bytes(0), 8 + 66)            # header only, 1 segment
+        self.assertEqual(A.wire_bytes(1440), 1448 + 66)      # exactly one MSS
+        self.assertEqual(A.wire_bytes(1441), 1449 + 2 * 66)  # two segments
+
+    def test_ideal_and_slowdown(self):
+        # 2 * 5 ms + 1514 B * 8 / 100 Mbit/s = 10.12112 ms
+        self.assertAlmostEqual(A.ideal_fct(1440, 100e6, 0.005), 0.01012112)
+        self.assertAlmostEqual(A.slowdown(0.02024224, 1440, 100e6, 0.005), 2.0)
+        # a 1 MB flow at 10 Mbit/s, 1 ms RTT: 1000008 B + 691 segments * 66 B
+        ideal = 0.002 + (1000008 + 691 * 66) * 8 / 10e6
+        self.assertAlmostEqual(A.ideal_fct(1e6, 10e6, 0.001), ideal)
+
+    def test_buckets(self):
+        self.assertEqual(A.bucket_of(0), '<10K')
+        self.assertEqual(A.bucket_of(9999), '<10K')
+        self.assertEqual(A.bucket_of(10000), '10K-100K')
+        self.assertEqual(A.bucket_of(999999), '100K-1M')
+        self.assertEqual(A.bucket_of(1e6), '1M-10M')
+        self.assertEqual(A.bucket_of(3e7), '>=10M')
+
+    def test_run_slowdowns_skips_unfinished(self):
+        env = A.Env({'rate_mbit': '100', 'base_rtt_ms': '5'})
+        flows = [{'size': '1440', 'fct': '0.02024224', 'status': 'ok'},
+                 {'size': '5000', 'fct': '-1', 'status': 'unfinished'}]
+        out = A.run_slowdowns(flows, env)
+        self.assertEqual(len(out), 1)
+        self.assertEqual(out[0][0], '<10K')
+        self.assertAlmostEqual(out[0][1], 2.0)
+
+    def test_slowdown_table(self):
+        pooled = {'x': [('<10K', 1.0), ('<10K', 3.0), ('10K-100K', 2.0), ('>=10M', 9.0)]}
+        rows = {r[1]: r for r in A.slowdown_table(pooled, ['x'])}
+        self.assertEqual(rows['<10K'][2:], (2, 1.0, 3.0, 3.0))
+        self.assertEqual(rows['<100K'][2:], (3, 2.0, 3.0, 3.0))   # 1,2,3
+        self.assertEqual(rows['1M-10M'][2:], (0, None, None, None))
+
+
+class Extract(unittest.TestCase):
+    def test_extract(self):
+        lines = [
+            '# demo: progress\n',
+            '@@csv a/b.csv@@ t,x\r\n',
+            '@@csv a/b.csv@@ 1,2\n',
+            '[  12.3] kernel message\n',
+            '@@csv env.csv@@ key,value\n',
+            '@@csv a/b.csv@@ 3,4',
+            '@@csv broken 5,6\n',                 # no closing @@
+            '@@csv ../etc/passwd@@ x\n',          # escapes the folder
+            '@@csv /abs@@ x\n',                   # absolute
+            'text @@csv a/b.csv@@ 7,8\n',         # not at line start
+        ]
+        files, bad = A.extract_csv(lines)
+        self.assertEqual(files, {'a/b.csv': ['t,x', '1,2', '3,4'],
+                                 'env.csv': ['key,value']})
+        self.assertEqual(bad, 3)
+
+    def test_parse_rows_drops_cut_lines(self):
+        rows = A.parse_rows(['t,dev,backlog', '0.1,r2d1,100', '0.2,r2d', '0.3,r2d1,300'])
+        self.assertEqual([r['backlog'] for r in rows], ['100', '300'])
+        self.assertEqual(A.parse_rows([]), [])
+
+
+class Series(unittest.TestCase):
+    def q(self, t, b, byts, drops=0, marks=0, dev='r2d1'):
+        return {'t': str(t), 'dev': dev, 'backlog': str(b), 'bytes': str(byts),
+                'drops': str(drops), 'marks': str(marks)}
+
+    def test_queue_stats(self):
+        # 1 s at 8 Mbit/s = 1e6 bytes: utilisation 1 over [0, 1]
+        rows = [self.q(i / 10, b, i * 1e5, drops=i // 5) for i, b in
+                enumerate([0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100])]
+        rows.append(self.q(0.5, 999999, 0, dev='other'))
+        s = A.queue_stats(rows, 'r2d1', 0, 1, 8e6)
+        self.assertEqual(s['q_p50'], 50)       # rank ceil(5.5) = 6 of 0..100
+        self.assertEqual(s['q_p99'], 100)      # rank ceil(10.89) = 11
+        self.assertEqual(s['q_max'], 100)
+        self.assertAlmostEqual(s['util'], 1.0)
+        self.assertEqual(s['drops'], 2)
+        self.assertIsNone(A.queue_stats(rows, 'r2d1', 5, 6, 8e6))
+
+    def test_goodput(self):
+        s = [(0.0, 0.0), (1.0, 1e6), (2.0, 2e6)]
+        self.assertAlmostEqual(A.goodput_bps(s, 0.5, 1.5), 8e6)
+        # the flow's samples end at 2 s: nothing after that
+        self.assertAlmostEqual(A.goodput_bps(s, 1.0, 3.0), 1e6 * 8 / 2)
+        self.assertEqual(A.goodput_bps([], 0, 1), 0.0)
+
+    def test_throughput_series(self):
+        out = A.throughput_series([(0.0, 0.0), (0.5, 625000.0), (1.0, 625000.0)])
+        self.assertEqual(out, [(0.25, 10.0), (0.75, 0.0)])
+
+    def test_recovery(self):
+        # idle until t = 1.0, then the full 8 Mbit/s (10 KB per 10 ms sample)
+        rows = [self.q(i / 100, 0, max(0, i - 100) * 1e4) for i in range(0, 301)]
+        # window 4 RTTs = 40 ms: first full window starts at 1.0 -> 50 RTTs
+        r = A.recovery_rtts(rows, 'r2d1', 0.5, 8e6, 0.01, 3.0)
+        self.assertAlmostEqual(r, 50.0)
+        # never recovers before the end of the run
+        self.assertIsNone(A.recovery_rtts(rows, 'r2d1', 0.5, 8e6, 0.01, 0.9))
+
+    def test_stalls(self):
+        rows = [self.q(t, 0, 0) for t in (0, 0.01, 0.2, 0.21, 0.25)]
+        self.assertAlmostEqual(A.stall_seconds(rows, 'r2d1', 0, 1), 0.19)
+
+    def test_value_at(self):
+        s = [(0.0, 0.0), (2.0, 4.0)]
+        self.assertEqual(A.value_at(s, 1.0), 2.0)
+        self.assertEqual(A.value_at(s, -1), 0.0)
+        self.assertEqual(A.value_at(s, 3), 4.0)
+
+
+class Aggregate(unittest.TestCase):
+    def test_spread(self):
+        s = A.spread([1, None, 2, 3])
+        self.assertEqual((s['mean'], s['min'], s['max'], s['n']), (2, 1, 3, 3))
+        self.assertAlmostEqual(s['sd'], 1.0)
+        self.assertEqual(A.spread([4])['sd'], 0.0)
+        self.assertIsNone(A.spread([None]))
+
+    def test_targets(self):
+        def m(v):
+            return {'mean': v, 'min': v, 'max': v, 'sd': 0, 'n': 1}
+        agg = {('long', 'hpcc', 'q_p99_kb'): m(10), ('long', 'dctcp', 'q_p99_kb'): m(40),
+               ('long', 'cubic', 'q_p99_kb'): m(400), ('long', 'hpcc', 'goodput'): m(0.85),
+               ('long', 'cubic', 'goodput'): m(0.9)}
+        t = {name: (v, met) for name, v, _, met in A.targets(agg, 'hpcc')}
+        self.assertEqual(t['queue p99 hpcc/dctcp (long flows)'], (0.25, False))
+        self.assertEqual(t['queue p99 hpcc/cubic (long flows)'], (0.025, True))
+        v, met = t['goodput hpcc/cubic (long flows)']
+        self.assertAlmostEqual(v, 0.85 / 0.9)
+        self.assertTrue(met)
+        self.assertEqual(t['short-flow (64 KB incast) FCT p99 hpcc/dctcp'], (None, None))
+
+
+class TapResult(unittest.TextTestResult):
+    """unittest result that prints one TAP line per test."""
+    n = 0
+
+    def _line(self, ok, test, extra=''):
+        TapResult.n += 1
+        print('%s %d - %s%s' % ('ok' if ok else 'not ok', TapResult.n, test.id(), extra),
+              flush=True)
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._line(True, test)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._line(False, test)
+        print('# ' + self._exc_info_to_string(err, test).replace('\n', '\n# '))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._line(False, test, ' # error')
+        print('# ' + self._exc_info_to_string(err, test).replace('\n', '\n# '))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._line(True, test, ' # SKIP ' + reason)
+
+
+if __name__ == '__main__':
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    runner = unittest.TextTestRunner(stream=open(os.devnull, 'w'), resultclass=TapResult,
+                                     verbosity=0)
+    res = runner.run(suite)
+    print('1..%d' % TapResult.n)
+    sys.exit(0 if res.wasSuccessful() else 1)
