@@ -25,6 +25,11 @@
 #define TC_ACT_REDIRECT		7
 #endif
 
+/* A #define in 6.1's uapi (an enum only later), so not in its vmlinux.h */
+#ifndef BPF_F_CURRENT_NETNS
+#define BPF_F_CURRENT_NETNS	(-1L)
+#endif
+
 #define HPCC_ETH_P_IP		0x0800
 #define HPCC_ETH_P_IPV6		0x86DD
 #define HPCC_IPPROTO_TCP	6

@@ -12,14 +12,9 @@
 #include <bpf/bpf_helpers.h>
 
 #include "hpcc_wire.h"
+#include "hpcc_parse.h"	/* TC_ACT_*, BPF_F_CURRENT_NETNS */
 
-#define TC_ACT_OK	0
-#define TC_ACT_SHOT	2
 #define ETH_P_IP	0x0800
-/* a #define in 6.1's uapi, so not in its vmlinux.h */
-#ifndef BPF_F_CURRENT_NETNS
-#define BPF_F_CURRENT_NETNS	(-1L)
-#endif
 
 extern int bpf_hpcc_report(struct tcp_sock *tp, void *report,
 			   __u32 report__sz) __ksym;
