@@ -145,9 +145,9 @@ static inline uint64_t hpcc_clamp(uint64_t v, uint64_t lo, uint64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Bottleneck BDP min_i(B_i) * T in W units; 0 when no hop reports B. */
-static inline uint64_t hpcc_path_bdp(const struct hpcc_sample *L,
-				     unsigned int nhops, uint64_t t_ns)
+/* The bottleneck's capacity min_i(B_i), Mbit/s; 0 when no hop reports B. */
+static inline uint32_t hpcc_path_mbps(const struct hpcc_sample *L,
+				      unsigned int nhops)
 {
 	uint32_t bmin = 0;
 	unsigned int i;
@@ -155,9 +155,13 @@ static inline uint64_t hpcc_path_bdp(const struct hpcc_sample *L,
 	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++)
 		if (L[i].rate_mbps && (!bmin || L[i].rate_mbps < bmin))
 			bmin = L[i].rate_mbps;
-	if (!bmin)
-		return 0;
-	return hpcc_qdiv((uint64_t)bmin * t_ns, HPCC_MBPS_PER_BYTE_NS,
+	return bmin;
+}
+
+/* Bottleneck BDP B * T in W units, for a capacity B in Mbit/s. */
+static inline uint64_t hpcc_bdp(uint32_t mbps, uint64_t t_ns)
+{
+	return hpcc_qdiv((uint64_t)mbps * t_ns, HPCC_MBPS_PER_BYTE_NS,
 			 HPCC_W_SHIFT);
 }
 

@@ -559,8 +559,8 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct hpcc_law_cfg c;
 	unsigned int n;
-	u64 t_ns, bdp, rate, cap;
-	u32 bmin = 0, i;
+	u64 t_ns, bdp, rate;
+	u32 bmin;
 
 	if (!READ_ONCE(f->pending))
 		return;
@@ -575,7 +575,8 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 
 	f->t_us = hpcc_base_rtt_us(sk);
 	t_ns = (u64)f->t_us * NSEC_PER_USEC;
-	bdp = hpcc_path_bdp(L, n, t_ns);
+	bmin = hpcc_path_mbps(L, n);
+	bdp = hpcc_bdp(bmin, t_ns);
 	if (!bdp) {
 		hpcc_count(HPCC_STAT_REPORTS_NO_CAPACITY);
 		return;
@@ -599,11 +600,7 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	/* R = W / T, bytes/s, never above the bottleneck's capacity */
 	rate = (hpcc_qdiv(f->law.w >> HPCC_W_SHIFT, t_ns, 20) *
 		NSEC_PER_SEC) >> 20;
-	for (i = 0; i < n; i++)
-		if (L[i].rate_mbps && (!bmin || L[i].rate_mbps < bmin))
-			bmin = L[i].rate_mbps;
-	cap = (u64)bmin * (1000000 / 8);
-	f->pacing_rate = min(rate, cap);
+	f->pacing_rate = min_t(u64, rate, (u64)bmin * (1000000 / 8));
 }
 
 static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)

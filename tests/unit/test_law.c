@@ -443,7 +443,7 @@ static void test_random_vs_model(void)
 		c.t_ns = (uint64_t)T;
 		c.eta = UFIX(0.9 + 0.09 * rnd01());
 		c.max_stage = rnd() % 6;
-		bdp = hpcc_path_bdp(L, nh, c.t_ns);
+		bdp = hpcc_bdp(hpcc_path_mbps(L, nh), c.t_ns);
 		c.w_max = bdp > W(1500) ? bdp : W(1500);
 		c.w_min = W(1500) < c.w_max ? W(1500) : c.w_max;
 		c.w_ai = (c.w_max / 20) / (1 + rnd() % 64);
