@@ -289,10 +289,10 @@ static __u32 parse_rate(const char *s)
 	    (end - s > 1 && (s[1] == 'x' || s[1] == 'X')))
 		goto bad;
 	if (*end) {
-		for (i = 0; i < sizeof(rate_units) / sizeof(rate_units[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(rate_units); i++)
 			if (!strcasecmp(end, rate_units[i].name))
 				break;
-		if (i == sizeof(rate_units) / sizeof(rate_units[0]))
+		if (i == ARRAY_SIZE(rate_units))
 			goto bad;
 		bits *= rate_units[i].scale;
 	}
@@ -576,6 +576,23 @@ static const char *pin_path(const char *dir, const char *name)
 	return buf[i];
 }
 
+struct pin_map {
+	struct bpf_map *map;
+	const char *name;
+};
+
+/* Pin @prog as @prog_name and each of @maps under @dir: 0 or -errno. */
+static int pin_objects(const char *dir, struct bpf_program *prog,
+		       const char *prog_name, const struct pin_map *maps,
+		       int n)
+{
+	int err = bpf_program__pin(prog, pin_path(dir, prog_name)), i;
+
+	for (i = 0; !err && i < n; i++)
+		err = bpf_map__pin(maps[i].map, pin_path(dir, maps[i].name));
+	return err;
+}
+
 /* Unpin everything in @dir, remove it and the parents it leaves empty up
  * to PIN_ROOT (excluded: it carries the lock).
  */
@@ -812,18 +829,16 @@ static int cmd_host_attach(int argc, char **argv)
 		die("cannot write hpcc_host_cfg: %s", strerror(errno));
 
 	err = mkdir_p(dir);
-	if (!err)
-		err = bpf_program__pin(skel->progs.hpcc_host,
-				       pin_path(dir, PIN_HOST_PROG));
-	if (!err)
-		err = bpf_map__pin(skel->maps.hpcc_host_cfg,
-				   pin_path(dir, PIN_CFG_HOST));
-	if (!err)
-		err = bpf_map__pin(skel->maps.hpcc_counters,
-				   pin_path(dir, PIN_COUNTERS));
-	if (!err)
-		err = bpf_map__pin(skel->maps.hpcc_report_buf,
-				   pin_path(dir, "hpcc_report_buf"));
+	if (!err) {
+		const struct pin_map maps[] = {
+			{ skel->maps.hpcc_host_cfg, PIN_CFG_HOST },
+			{ skel->maps.hpcc_counters, PIN_COUNTERS },
+			{ skel->maps.hpcc_report_buf, "hpcc_report_buf" },
+		};
+
+		err = pin_objects(dir, skel->progs.hpcc_host, PIN_HOST_PROG,
+				  maps, ARRAY_SIZE(maps));
+	}
 	if (err) {
 		rm_pin_dir(dir);
 		die("cannot pin under %s: %s", dir, strerror(-err));
@@ -1157,21 +1172,17 @@ static int cmd_switch_attach(int argc, char **argv)
 		ATTACH_PIN(hpcc_qdisc_dequeue)
 		ATTACH_PIN(hpcc_dev_start_xmit)
 #undef ATTACH_PIN
-		if (!err)
-			err = bpf_program__pin(skel->progs.hpcc_switch,
-					       pin_path(dir, PIN_SW_PROG));
-		if (!err)
-			err = bpf_map__pin(skel->maps.hpcc_port_cfg,
-					   pin_path(dir, PIN_CFG_PORT));
-		if (!err)
-			err = bpf_map__pin(skel->maps.hpcc_qsnap,
-					   pin_path(dir, PIN_QSNAP));
-		if (!err)
-			err = bpf_map__pin(skel->maps.hpcc_counters,
-					   pin_path(dir, PIN_COUNTERS));
-		if (!err)
-			err = bpf_map__pin(skel->maps.hpcc_pcpu_probe,
-					   pin_path(dir, "hpcc_pcpu_probe"));
+		if (!err) {
+			const struct pin_map maps[] = {
+				{ skel->maps.hpcc_port_cfg, PIN_CFG_PORT },
+				{ skel->maps.hpcc_qsnap, PIN_QSNAP },
+				{ skel->maps.hpcc_counters, PIN_COUNTERS },
+				{ skel->maps.hpcc_pcpu_probe, "hpcc_pcpu_probe" },
+			};
+
+			err = pin_objects(dir, skel->progs.hpcc_switch,
+					  PIN_SW_PROG, maps, ARRAY_SIZE(maps));
+		}
 		if (err) {
 			rm_pin_dir(dir);
 			die("cannot set up hpcc_switch under %s: %s", dir,

@@ -3,6 +3,8 @@
 #ifndef _HPCC_PROBE_H
 #define _HPCC_PROBE_H
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
