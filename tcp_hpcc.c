@@ -119,7 +119,10 @@ static const struct kernel_param_ops hpcc_param_ops = {
 	MODULE_PARM_DESC(name, desc ", " #lo ".." #hi ", default " #def)
 
 HPCC_PARAM(eta, 950, 500, 1000, "target utilisation eta in per mille");
-HPCC_PARAM(max_stage, 5, 0, 100,
+/* The draft suggests 5; the HPCC paper's simulations ran 0. With one report
+ * per RTT, each additive-only round costs a whole RTT after every dip.
+ */
+HPCC_PARAM(max_stage, 0, 0, 100,
 	   "additive-increase rounds before a multiplicative step");
 HPCC_PARAM(w_ai, 0, 0, 100000000,
 	   "additive increase W_ai in bytes; 0: BDP * (1 - eta) / expected_flows");

@@ -58,7 +58,7 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 wait
 $TC -n r2 qdisc change dev r2h2 root tbf rate ${BOTTLENECK_MBIT}mbit \
-	burst 15k limit 600k
+	burst $BOTTLENECK_BURST limit 600k
 echo "# loaded bottleneck backlog before:stamped:after $qs"
 # every stamp within the range the backlog moved through around it, with
 # 20% slack for its movement; a full drop-tail queue may drop a probe
@@ -94,9 +94,6 @@ run() {
 	q=$(awk '{ s += $1; n++ } END { printf "%d", n ? s / n : -1 }' /tmp/backlog.$1)
 	echo "$gp $q"
 }
-# maxStage 0, as the HPCC paper's simulations (hpcc-reference.md): with
-# one report per RTT every update takes the multiplicative step
-set_param max_stage 0
 sent0=$(hpcc_stat ProbesSent)
 used0=$(hpcc_stat ReportsUsed)
 set -- $(run hpcc 5204)
@@ -112,14 +109,18 @@ echo "# hpcc probes sent $sent, reports used $used; probe+response bytes per dat
 	"$(awk -v n="$sent" -v g="$hpcc_gp" 'BEGIN { printf "%.5f", n * 2 * 326 / (g * 1e6 / 8 * 8) }')"
 check "responses reach the module: reports used during the hpcc flow" \
 	test "$used" -gt 10
-set_param max_stage 5
-# Behaviour is asserted; goodput and queue against the issue's targets
-# (85% of the link, backlog under 20% of the BDP) are performance and
-# depend on how busy the emulator is: they are printed here and judged in
-# the benchmark (make bench), never asserted in the test suite.
+# The issue's targets (85% of the link, backlog under 20% of the BDP) are
+# performance and depend on how busy the emulator is: printed here, judged
+# in the benchmark (make bench). Asserted is the behaviour, with margins
+# far outside the emulator's noise: the law keeps the queue a fraction of
+# a BDP where cubic fills the buffer, and does not starve the flow.
 sed 's/^/# flow: /' /tmp/flows.hpcc
 echo "# measured: hpcc goodput $(awk -v g="$hpcc_gp" -v b=$BOTTLENECK_MBIT 'BEGIN { printf "%.0f", 100 * g / b }')% of the link (target 85%)," \
 	"mean backlog $((hpcc_q * 100 / bdp))% of the BDP (target < 20%)"
+check "hpcc's mean backlog under one BDP and under a fifth of cubic's" \
+	test "$hpcc_q" -ge 0 -a "$hpcc_q" -lt "$bdp" -a $((hpcc_q * 5)) -lt "$cubic_q"
+check "hpcc's goodput above half the link" \
+	awk -v g="$hpcc_gp" -v b=$BOTTLENECK_MBIT 'BEGIN { exit !(g > b / 2) }'
 check "the hpcc flow ran on telemetry (mode hpcc in every sample)" \
 	awk '{ n++; if ($3 == "hpcc") h++ } END { exit !(n >= 2 && h == n) }' \
 	/tmp/flows.hpcc

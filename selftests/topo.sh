@@ -9,6 +9,7 @@
 # bottleneck). netem on r1's port towards h1 gives the base RTT; h1 paces
 # through fq.
 BOTTLENECK_MBIT=${BOTTLENECK_MBIT:-150}
+BOTTLENECK_BURST=${BOTTLENECK_BURST:-64k}
 DELAY_MS=${DELAY_MS:-2}
 
 link() {	# link NS1 DEV1 ADDR1 NS2 DEV2 ADDR2
@@ -36,8 +37,10 @@ topo_up() {
 	$IP netns exec r2 sysctl -qw net.ipv4.ip_forward=1
 	# no offloads that would merge or split what the qdiscs account
 	$TC -n r1 qdisc add dev r1r2 root pfifo limit 1000
+	# a 64 KB bucket: under TCG tbf's watchdog fires late, and a 15 KB
+	# bucket then delivers only 55-75% of the rate to a paced sender
 	$TC -n r2 qdisc add dev r2h2 root tbf rate ${BOTTLENECK_MBIT}mbit \
-		burst 15k limit 600k
+		burst $BOTTLENECK_BURST limit 600k
 	$TC -n r1 qdisc add dev r1h1 root netem delay ${DELAY_MS}ms limit 10000
 	# senders pace (hpcc, bbr): fq's EDT pacing, as operators deploy them;
 	# TCP's per-burst hrtimer pacing loses a third of the rate under TCG
