@@ -15,7 +15,9 @@
    installed, to make the PNGs: bottleneck queue over time, per-flow
    throughput over time, FCT slowdown by flow size.
 4. With --bench-md, writes a Markdown report with the environment, the raw
-   numbers and the hpcc/dctcp and hpcc/cubic ratios against the targets.
+   numbers, the hpcc/dctcp and hpcc/cubic ratios against the targets, for
+   each missed target its cause with this run's evidence, and the
+   sensitivity sweep (scenario "sweep": hpcc.NAME=VALUE labels).
 
 Definitions
 -----------
@@ -64,7 +66,7 @@ import statistics
 import subprocess
 import sys
 
-CSV_LINE = re.compile(r'^@@csv ([A-Za-z0-9_.+-][A-Za-z0-9_./+-]*)@@ (.*)$')
+CSV_LINE = re.compile(r'^@@csv ([A-Za-z0-9_.+-][A-Za-z0-9_./+=-]*)@@ (.*)$')
 
 # Flow-size buckets of the FCT slowdown (bytes, [lo, hi)).
 BUCKETS = [(0, 10e3, '<10K'), (10e3, 100e3, '10K-100K'),
@@ -76,6 +78,9 @@ HDR = 66               # Ethernet 14 + IPv4 20 + TCP 32 (timestamps)
 REQ_HDR = 8            # fctgen's size header
 CC_ORDER = ['cubic', 'dctcp', 'bbr', 'hpcc', 'hpcc-notel']
 SCEN_ORDER = ['long', 'incast', 'stagger', 'websearch']
+# The sensitivity sweep: the long scenario for hpcc once per module parameter
+# setting, labelled hpcc.NAME=VALUE (hpcc.default: the parameters at load).
+SWEEP = 'sweep'
 
 
 # ---- pure helpers ----------------------------------------------------------------
@@ -280,7 +285,7 @@ def run_metrics(scen, run, env):
     q, flows, events = run['queue'], run['flows'], run['events']
     series = flow_series(run['samples'])
     m = {}
-    if scen == 'long':
+    if scen in ('long', SWEEP):
         lo, hi = 1.0, dur
         qs = queue_stats(q, 'r2d1', lo, hi, rate) or {}
         gps = [goodput_bps(s, lo, hi) for s in series.values()]
@@ -299,7 +304,12 @@ def run_metrics(scen, run, env):
         short = [f for f in flows if f['tag'].startswith('inc')]
         fcts = [float(f['fct']) * 1e3 for f in short if f['status'] == 'ok']
         gp = goodput_bps(series.get('long', []), 1.0, dur)
-        m.update({'q_peak_kb': kb(qs.get('q_max')), 'q_p99_kb': kb(qs.get('q_p99')),
+        # the best any CC can do for the last flow of a burst: the burst's
+        # bytes at the link rate after a 2-RTT handshake and request
+        nb = len(bursts) or 1
+        burst_wire = sum(wire_bytes(float(f['size'])) for f in short) / nb
+        m.update({'fct_floor_ms': (2 * rtt + burst_wire * 8 / rate) * 1e3 if short else None,
+                  'q_peak_kb': kb(qs.get('q_max')), 'q_p99_kb': kb(qs.get('q_p99')),
                   'drops': qall.get('drops'), 'marks': qall.get('marks'),
                   'fct_p50_ms': percentile(fcts, 50), 'fct_p99_ms': percentile(fcts, 99),
                   'short_done': len(fcts), 'short_total': len(short),
@@ -490,6 +500,109 @@ def targets(agg, hpcc):
     return out
 
 
+# The sweep's columns: (metric, label, format).
+SWEEP_COLS = [
+    ('goodput', 'goodput/link', '{:.3f}'),
+    ('q_p50_kb', 'queue p50 KB', '{:.1f}'),
+    ('q_p99_kb', 'queue p99 KB', '{:.1f}'),
+    ('rtt_p99_ms', 'RTT p99 ms', '{:.2f}'),
+    ('jain', 'Jain', '{:.3f}'),
+    ('drops', 'drops', '{:.0f}'),
+    ('stall_s', 'stalls s', '{:.2f}'),
+]
+
+
+def format_sweep(agg, labels):
+    """The sweep as a text table: one row per setting, mean [min-max]."""
+    cells = [[lab[len('hpcc.'):]] + [fmt_cell(agg.get((SWEEP, lab, k)), f)
+                                      for k, _, f in SWEEP_COLS] for lab in labels]
+    head = ['setting'] + [h for _, h, _ in SWEEP_COLS]
+    w = [max(len(r[i]) for r in cells + [head]) + 2 for i in range(len(head))]
+    lines = [head[0].ljust(w[0]) + ''.join(h.rjust(x) for h, x in zip(head[1:], w[1:]))]
+    for r in cells:
+        lines.append(r[0].ljust(w[0]) + ''.join(c.rjust(x) for c, x in zip(r[1:], w[1:])))
+    return '\n'.join(lines)
+
+
+def miss_causes(tgts, agg, hpcc, sweep_labels, env):
+    """[(target, cause, evidence from this run)] for every missed target.
+    The causes are what the project's analysis found (Documentation/
+    tcp_hpcc.rst, Performance); the evidence is computed from this run."""
+    g = lambda sc, cc, k: (agg.get((sc, cc, k)) or {}).get('mean')
+    f = lambda x, fmt='{:.1f}': '-' if x is None else fmt.format(x)
+    rtt_ms = env.base_rtt * 1e3
+    out = []
+    for name, v, thr, met in tgts:
+        if met is not False:
+            continue
+        if name.startswith('queue p99'):
+            cause = ('Telemetry comes once per RTT and describes the queue as the probe '
+                     'saw it, so a queue that builds within an RTT (paced bursts released '
+                     'together after the emulator stalls the guest; a new flow\'s '
+                     'line-rate start) is acted on one RTT later and drained over the '
+                     'next. The queue is empty most of the time, so the p99 is made of '
+                     'these spikes. dctcp\'s RED marks at the queue on every packet; the '
+                     'draft\'s per-packet INT would react per ACK, which probes trade '
+                     'away for TSO/GRO.')
+            ev = ('hpcc queue p50 %s KB, p99 %s KB, max %s KB; dctcp p99 %s KB, cubic '
+                  'p99 %s KB; emulator stalls in hpcc runs %s s.' % (
+                      f(g('long', hpcc, 'q_p50_kb')), f(g('long', hpcc, 'q_p99_kb')),
+                      f(g('long', hpcc, 'q_max_kb')), f(g('long', 'dctcp', 'q_p99_kb')),
+                      f(g('long', 'cubic', 'q_p99_kb')),
+                      f(g('long', hpcc, 'stall_s'), '{:.2f}')))
+        elif name.startswith('goodput'):
+            cause = ('With one report per RTT, tau = T and the EWMA does not smooth: U '
+                     'is the latest sample, so one late burst from the emulator reads as '
+                     'a queue and costs a multiplicative step. eta also caps the link '
+                     'share: with eta 0.95 and 66 B of headers per 1448 B the most hpcc '
+                     'can deliver is 0.908 of the link, while cubic fills the buffer.')
+            best = max(sweep_labels, key=lambda lab: g(SWEEP, lab, 'goodput') or 0,
+                       default=None)
+            ev = 'hpcc %s of the link, cubic %s.' % (
+                f(g('long', hpcc, 'goodput'), '{:.3f}'),
+                f(g('long', 'cubic', 'goodput'), '{:.3f}'))
+            if best and g(SWEEP, best, 'goodput') is not None:
+                ev += ' Best setting of the sweep: %s, %s of the link with queue p99 %s KB.' % (
+                    best[len('hpcc.'):], f(g(SWEEP, best, 'goodput'), '{:.3f}'),
+                    f(g(SWEEP, best, 'q_p99_kb')))
+        elif name.startswith('short-flow'):
+            cause = ('The bound is set by the burst itself: its flows together carry '
+                     'more than a base RTT of the link, so the last one cannot finish '
+                     'before the burst has crossed the bottleneck, whatever the CC. A '
+                     'new hpcc flow also runs Reno slow start until its first response '
+                     'and then starts at a full BDP (the draft\'s line-rate start), so '
+                     'the burst\'s flows arrive at the bottleneck together and the law '
+                     'sees their queue one RTT later.')
+            ev = ('hpcc FCT p50 %s ms, p99 %s ms; dctcp p99 %s ms; the floor (a burst\'s '
+                  'bytes at the link rate plus 2 base RTTs) %s ms, so the target %s ms '
+                  'leaves %s ms above the floor; hpcc peak queue %s KB, drops %s.' % (
+                      f(g('incast', hpcc, 'fct_p50_ms')), f(g('incast', hpcc, 'fct_p99_ms')),
+                      f(g('incast', 'dctcp', 'fct_p99_ms')),
+                      f(g('incast', hpcc, 'fct_floor_ms')),
+                      f(None if g('incast', 'dctcp', 'fct_p99_ms') is None
+                        else g('incast', 'dctcp', 'fct_p99_ms') / 2),
+                      f(None if None in (g('incast', 'dctcp', 'fct_p99_ms'),
+                                         g('incast', hpcc, 'fct_floor_ms'))
+                        else g('incast', 'dctcp', 'fct_p99_ms') / 2 -
+                        g('incast', hpcc, 'fct_floor_ms')),
+                      f(g('incast', hpcc, 'q_peak_kb')), f(g('incast', hpcc, 'drops'), '{:.0f}')))
+        elif name.startswith('utilisation'):
+            cause = ('After a flow leaves, the others learn of the free capacity only '
+                     'from their next report (one RTT) and grow by one multiplicative '
+                     'step per report; with max_stage > 0 additive rounds come first.')
+            ev = 'worst recovery %s base RTTs (base RTT %.2f ms).' % (
+                f(g('stagger', hpcc, 'recovery_rtts_max')), rtt_ms)
+        else:
+            cause = ('New flows start with Reno slow start until their first response, '
+                     'so flows that fit in a few RTTs never run under the law.')
+            ev = 'hpcc slowdown p99 < 100 KB %s, dctcp %s, cubic %s.' % (
+                f(g('websearch', hpcc, 'sd_small_p99'), '{:.2f}'),
+                f(g('websearch', 'dctcp', 'sd_small_p99'), '{:.2f}'),
+                f(g('websearch', 'cubic', 'sd_small_p99'), '{:.2f}'))
+        out.append((name, cause, ev))
+    return out
+
+
 # ---- loading a run folder ---------------------------------------------------------
 
 def load(files):
@@ -629,7 +742,7 @@ def make_plots(outdir, data, env, ccs, pooled):
 # ---- report -------------------------------------------------------------------------
 
 def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
-                   per_run_metrics, host):
+                   per_run_metrics, host, sweep_labels=(), causes=()):
     e = env.raw
     out = ['# Benchmark results', '',
            'Written by `make bench` (`scripts/demo.sh --long`, analysis by '
@@ -662,6 +775,23 @@ def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
         out.append('| %s | %s | %s | %s |' % (
             name, '-' if v is None else '%.3f' % v, thr,
             'not measured' if met is None else ('met' if met else 'missed')))
+    if causes:
+        out += ['', '### Why the missed targets were missed', '']
+        for name, cause, ev in causes:
+            out += ['* **%s.** %s This run: %s' % (name, cause, ev)]
+    if sweep_labels:
+        n = max(sum(1 for (sc, lab, _) in per_run_metrics if sc == SWEEP and lab == label)
+                for label in sweep_labels)
+        out += ['', '## Sensitivity sweep', '',
+                'hpcc alone in the long scenario (3 flows), once per setting; every '
+                'other parameter at its default (`hpcc_params` above). Mean '
+                '[min-max] over %d repetitions. How to choose the parameters: '
+                'Documentation/tcp_hpcc.rst, "Choosing the parameters".' % n]
+        out += ['', '| setting | ' + ' | '.join(h for _, h, _ in SWEEP_COLS) + ' |',
+                '|---|' + '---|' * len(SWEEP_COLS)]
+        for lab in sweep_labels:
+            out.append('| %s | %s |' % (lab[len('hpcc.'):], ' | '.join(
+                fmt_cell(agg.get((SWEEP, lab, k)), f) for k, _, f in SWEEP_COLS)))
     out += ['', '## Summary (mean [min-max] over repetitions)', '', '```', table.strip('\n'),
             '```', '', '## FCT slowdown by flow size (websearch, pooled)', '',
             '| cc | bucket | n | p50 | p95 | p99 |', '|---|---|---|---|---|---|']
@@ -671,12 +801,13 @@ def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
     out += ['', '## Raw numbers: every run', '',
             'One row per run (repetitions in the order they ran); the summary '
             'above is their mean [min-max]. Also in runs_metrics.csv.', '']
-    for scen in SCEN_ORDER:
+    for scen in SCEN_ORDER + [SWEEP]:
         runs = [(cc, rep, m) for (sc, cc, rep), m in sorted(per_run_metrics.items(),
                 key=lambda x: (order_ccs([x[0][1]]), x[0][1], x[0][2])) if sc == scen]
         if not runs:
             continue
-        keys = [k for sc, k, _, _ in TABLE if sc == scen]
+        keys = ([k for k, _, _ in SWEEP_COLS] if scen == SWEEP else
+                [k for sc, k, _, _ in TABLE if sc == scen])
         out += ['### ' + scen, '', '| cc | rep | ' + ' | '.join(keys) + ' |',
                 '|---|---|' + '---|' * len(keys)]
         for cc, rep, m in runs:
@@ -747,8 +878,12 @@ def main(argv):
         if scen == 'websearch':
             pooled.setdefault(cc, []).extend(run_slowdowns(run['flows'], env))
     agg = aggregate(per_run)
-    ccs = order_ccs({cc for (_, cc) in per_run})
+    ccs = order_ccs({cc for (sc, cc) in per_run if sc != SWEEP})
     scens = [s for s in SCEN_ORDER if s in nreps]
+    sweep_labels = []		# in the order they ran
+    for r in runs:
+        if r['scenario'] == SWEEP and r['cc'] not in sweep_labels:
+            sweep_labels.append(r['cc'])
 
     with open(os.path.join(outdir, 'summary.csv'), 'w', newline='') as f:
         w = csv.writer(f)
@@ -799,13 +934,20 @@ def main(argv):
                 cells.append(('%d %s' % (r[2], ' '.join('-' if x is None else '%.1f' % x
                                                         for x in r[3:]))).rjust(26))
             table += name.ljust(12) + ''.join(cells) + '\n'
+    if sweep_labels:
+        table += ('\n\n== sensitivity sweep: hpcc, long scenario, one parameter changed '
+                  '(repetitions: %d)\n' % max(nreps[SWEEP].values()))
+        table += format_sweep(agg, sweep_labels) + '\n'
     tgts = targets(agg, hpcc) if hpcc else []
+    causes = miss_causes(tgts, agg, hpcc, sweep_labels, env) if tgts else []
     if tgts:
         table += '\n\n== targets (%s against the others; reported, not asserted)\n' % hpcc
         for name, v, thr, met in tgts:
             table += '%-66s %8s  %-7s %s\n' % (
                 name, '-' if v is None else '%.3f' % v, thr,
                 'not measured' if met is None else ('met' if met else 'MISSED'))
+        for name, _, ev in causes:
+            table += 'MISSED %s: %s\n' % (name, ev)
     with open(os.path.join(outdir, 'table.txt'), 'w') as f:
         f.write(table + '\n')
     print(table)
@@ -816,7 +958,7 @@ def main(argv):
             print('\nplots: ' + ' '.join(os.path.relpath(p, outdir) for p in made))
     if bench_md:
         md = bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs, outdir,
-                            per_run_metrics, host_info())
+                            per_run_metrics, host_info(), sweep_labels, causes)
         with open(bench_md, 'w') as f:
             f.write(md)
         print('wrote ' + bench_md)

@@ -21,6 +21,9 @@
 #             joins at D/3 and leaves at 2D/3 (D = STAGGER_DUR)
 #   websearch s1..s3 -> d1,d2: Poisson WebSearch-sized flows offering
 #             WS_LOAD of each bottleneck for WS_DUR s (+ up to WS_DRAIN s)
+#   sweep     hpcc only: the long scenario once per module parameter
+#             setting in SWEEP (default, then one parameter changed each),
+#             labelled hpcc.NAME=VALUE; parameters restored after each run
 # dctcp runs use RED ECN marking on the bottlenecks and tcp_ecn=1 on the
 # hosts; the other CCs a drop-tail buffer (tcp_ecn=2, the default).
 set -u
@@ -46,16 +49,19 @@ done
 case $profile in
 smoke)	: "${SCENARIOS:=long}" "${REPS:=1}"
 	LONG_DUR=6 INCAST_DUR=6 INCAST_BURSTS=3 STAGGER_DUR=12 WS_DUR=10 WS_DRAIN=6
-	STAGGER_REPS=1 WS_REPS=1 ;;
+	STAGGER_REPS=1 WS_REPS=1 SWEEP_REPS=1 ;;
 demo)	: "${SCENARIOS:=long incast stagger websearch}" "${REPS:=3}"
 	LONG_DUR=8 INCAST_DUR=6 INCAST_BURSTS=4 STAGGER_DUR=12 WS_DUR=12 WS_DRAIN=8
-	STAGGER_REPS=1 WS_REPS=2 ;;
-long)	: "${SCENARIOS:=long incast stagger websearch}" "${REPS:=5}"
+	STAGGER_REPS=1 WS_REPS=2 SWEEP_REPS=1 ;;
+long)	: "${SCENARIOS:=long incast stagger websearch sweep}" "${REPS:=5}"
 	LONG_DUR=15 INCAST_DUR=8 INCAST_BURSTS=6 STAGGER_DUR=18 WS_DUR=30 WS_DRAIN=12
-	STAGGER_REPS=3 WS_REPS=3 ;;
+	STAGGER_REPS=3 WS_REPS=3 SWEEP_REPS=3 ;;
 *) echo "scenarios.sh: unknown profile $profile" >&2; exit 2 ;;
 esac
 WS_LOAD=${WS_LOAD:-0.5}
+# the sensitivity sweep: maxStage, and W_ai around the rule of thumb
+# (about 200 B here: 100 Mbit/s * 5 ms * 0.05 / 16)
+SWEEP=${SWEEP:-"default max_stage=1 max_stage=5 w_ai=50 w_ai=800 w_ai=3200"}
 SAMPLE_MS=${SAMPLE_MS:-5}	# qdisc sampling period
 TCPINFO_MS=${TCPINFO_MS:-50}	# TCP_INFO sampling period of long flows
 LEAD=0.7			# s between scheduling a run and its t=0
@@ -178,7 +184,7 @@ event() {	# event T KIND FLOW
 run_scenario() {	# scenario body: sets DUR, starts clients
 	local i s
 	case $scen in
-	long)
+	long | sweep)
 		DUR=$LONG_DUR
 		for i in 1 2 3; do
 			start_client f$i s$i -d 10.2.1.1 --long $DUR
@@ -218,15 +224,21 @@ run_scenario() {	# scenario body: sets DUR, starts clients
 nrun=0
 total_runs=0
 for scen in $SCENARIOS; do
-	case $scen in stagger) r=$STAGGER_REPS ;; websearch) r=$WS_REPS ;; *) r=$REPS ;; esac
+	case $scen in stagger) r=$STAGGER_REPS ;; websearch) r=$WS_REPS ;;
+	sweep) r=$SWEEP_REPS ;; *) r=$REPS ;; esac
 	[ "$r" -gt "$REPS" ] && r=$REPS
-	total_runs=$((total_runs + r * $(echo $CCS | wc -w)))
+	if [ $scen = sweep ]; then
+		[ $TEL = 1 ] && total_runs=$((total_runs + r * $(echo $SWEEP | wc -w)))
+	else
+		total_runs=$((total_runs + r * $(echo $CCS | wc -w)))
+	fi
 done
 
 run_one() {	# scen cc rep
 	local t_run=$SECONDS label=$cc qdevs="r2d1" f p0 u0 p1 u1 ok n snap qpid qdur
 	nrun=$((nrun + 1))
 	[ $cc = hpcc ] && [ $TEL = 0 ] && label=hpcc-notel
+	[ -n "$SETTING" ] && label=hpcc.$SETTING
 	R=$W/$scen/$label/r$rep
 	mkdir -p $R
 	: >$R/events
@@ -240,7 +252,7 @@ run_one() {	# scen cc rep
 	T0=$(add $($FCTGEN now) $LEAD)
 	CLIENTS=
 	case $scen in
-	long) qdur=$LONG_DUR ;; incast) qdur=$INCAST_DUR ;; stagger) qdur=$STAGGER_DUR ;;
+	long | sweep) qdur=$LONG_DUR ;; incast) qdur=$INCAST_DUR ;; stagger) qdur=$STAGGER_DUR ;;
 	websearch) qdur=$(add $WS_DUR $WS_DRAIN) ;;
 	esac
 	$IP netns exec r2 $QSAMPLE -i $SAMPLE_MS -t $(add $qdur $(add $LEAD 1)) --t0 $T0 \
@@ -291,14 +303,39 @@ run_one() {	# scen cc rep
 	rm -rf $R
 }
 
+# set_params NAME=VALUE: one module parameter; "default": all at load time
+PARAMS_AT_LOAD=$(cd $PARAMS 2>/dev/null && for p in *; do echo "$p=$(cat $p)"; done)
+set_params() {
+	local kv
+	for kv in $([ "$1" = default ] && echo "$PARAMS_AT_LOAD" || echo "$1"); do
+		set_param "${kv%%=*}" "${kv#*=}" ||
+			{ echo "# demo: sweep: cannot set $kv"; return 1; }
+	done
+}
+
+SETTING=
 for scen in $SCENARIOS; do
 	case $scen in
 	long | incast | stagger | websearch) ;;
+	sweep)	if [ $TEL = 0 ]; then
+			echo "# demo: sweep skipped: hpcc has no telemetry"
+			continue
+		fi ;;
 	*) echo "# demo: unknown scenario $scen"; continue ;;
 	esac
-	case $scen in stagger) reps=$STAGGER_REPS ;; websearch) reps=$WS_REPS ;; *) reps=$REPS ;; esac
+	case $scen in stagger) reps=$STAGGER_REPS ;; websearch) reps=$WS_REPS ;;
+	sweep) reps=$SWEEP_REPS ;; *) reps=$REPS ;; esac
 	[ "$reps" -gt "$REPS" ] && reps=$REPS
 	for rep in $(seq 1 $reps); do
+		if [ $scen = sweep ]; then
+			cc=hpcc
+			for SETTING in $SWEEP; do
+				set_params "$SETTING" && run_one
+				set_params default
+			done
+			SETTING=
+			continue
+		fi
 		for cc in $CCS; do
 			echo "$avail" | grep -qw $cc || { echo "# demo: $cc not available"; continue; }
 			run_one

@@ -101,10 +101,12 @@ class Extract(unittest.TestCase):
             '@@csv ../etc/passwd@@ x\n',          # escapes the folder
             '@@csv /abs@@ x\n',                   # absolute
             'text @@csv a/b.csv@@ 7,8\n',         # not at line start
+            '@@csv sweep/hpcc.w_ai=800/r1/q.csv@@ t\n',   # sweep labels
         ]
         files, bad = A.extract_csv(lines)
         self.assertEqual(files, {'a/b.csv': ['t,x', '1,2', '3,4'],
-                                 'env.csv': ['key,value']})
+                                 'env.csv': ['key,value'],
+                                 'sweep/hpcc.w_ai=800/r1/q.csv': ['t']})
         self.assertEqual(bad, 3)
 
     def test_parse_rows_drops_cut_lines(self):
@@ -183,6 +185,69 @@ class Aggregate(unittest.TestCase):
         self.assertAlmostEqual(v, 0.85 / 0.9)
         self.assertTrue(met)
         self.assertEqual(t['short-flow (64 KB incast) FCT p99 hpcc/dctcp'], (None, None))
+
+    @staticmethod
+    def m(v):
+        return {'mean': v, 'min': v, 'max': v, 'sd': 0, 'n': 1}
+
+    def test_causes_only_for_misses_with_this_runs_numbers(self):
+        m = self.m
+        agg = {('long', 'hpcc', 'q_p99_kb'): m(30), ('long', 'dctcp', 'q_p99_kb'): m(60),
+               ('long', 'cubic', 'q_p99_kb'): m(480), ('long', 'hpcc', 'q_p50_kb'): m(0.5),
+               ('long', 'hpcc', 'goodput'): m(0.88), ('long', 'cubic', 'goodput'): m(0.89),
+               ('incast', 'hpcc', 'fct_p99_ms'): m(100), ('incast', 'dctcp', 'fct_p99_ms'): m(180),
+               ('incast', 'hpcc', 'fct_floor_ms'): m(73.3)}
+        env = A.Env({'base_rtt_ms': '5'})
+        tgts = A.targets(agg, 'hpcc')
+        causes = {n: (c, e) for n, c, e in A.miss_causes(tgts, agg, 'hpcc', [], env)}
+        # missed: queue vs dctcp (0.5) and vs cubic (0.0625), incast (0.556);
+        # met: goodput; not measured: the rest
+        self.assertEqual(sorted(causes), ['queue p99 hpcc/cubic (long flows)',
+                                          'queue p99 hpcc/dctcp (long flows)',
+                                          'short-flow (64 KB incast) FCT p99 hpcc/dctcp'])
+        _, ev = causes['short-flow (64 KB incast) FCT p99 hpcc/dctcp']
+        # target 90 ms, floor 73.3 ms: 16.7 ms of room
+        self.assertIn('p99 100.0 ms', ev)
+        self.assertIn('target 90.0 ms leaves 16.7 ms above the floor', ev)
+        self.assertIn('p50 0.5 KB, p99 30.0 KB', causes['queue p99 hpcc/dctcp (long flows)'][1])
+
+    def test_goodput_cause_names_the_best_sweep_setting(self):
+        m = self.m
+        agg = {('long', 'hpcc', 'goodput'): m(0.70), ('long', 'cubic', 'goodput'): m(0.89),
+               ('sweep', 'hpcc.default', 'goodput'): m(0.72),
+               ('sweep', 'hpcc.max_stage=5', 'goodput'): m(0.65),
+               ('sweep', 'hpcc.w_ai=800', 'goodput'): m(0.81),
+               ('sweep', 'hpcc.w_ai=800', 'q_p99_kb'): m(40)}
+        tgts = [t for t in A.targets(agg, 'hpcc') if t[0].startswith('goodput')]
+        (name, cause, ev), = A.miss_causes(tgts, agg, 'hpcc',
+                                           ['hpcc.default', 'hpcc.max_stage=5',
+                                            'hpcc.w_ai=800'], A.Env({}))
+        self.assertIn('hpcc 0.700 of the link, cubic 0.890', ev)
+        self.assertIn('Best setting of the sweep: w_ai=800, 0.810 of the link with '
+                      'queue p99 40.0 KB', ev)
+
+    def test_sweep_table(self):
+        m = self.m
+        agg = {('sweep', 'hpcc.default', 'goodput'): m(0.9),
+               ('sweep', 'hpcc.max_stage=5', 'goodput'):
+                   {'mean': 0.8, 'min': 0.75, 'max': 0.85, 'sd': 0.05, 'n': 3},
+               ('sweep', 'hpcc.max_stage=5', 'q_p99_kb'): m(12.34)}
+        lines = A.format_sweep(agg, ['hpcc.default', 'hpcc.max_stage=5']).split('\n')
+        self.assertEqual(lines[0].split()[:3], ['setting', 'goodput/link', 'queue'])
+        self.assertEqual(lines[1].split()[:3], ['default', '0.900', '-'])
+        self.assertEqual(lines[2].split()[:5],
+                         ['max_stage=5', '0.800', '[0.750-0.850]', '-', '12.3'])
+
+    def test_incast_floor(self):
+        # 2 bursts of 3 x 10000-byte flows; 100 Mbit/s, base RTT 1 ms
+        flows = [{'tag': 'inc1', 'size': '10000', 'fct': '0.01', 'status': 'ok'}] * 6
+        run = {'duration': 6.0, 'queue': [], 'flows': flows, 'samples': [],
+               'events': [{'t': '2', 'kind': 'burst', 'flow': 'inc'},
+                          {'t': '3', 'kind': 'burst', 'flow': 'inc'}]}
+        env = A.Env({'rate_mbit': '100', 'base_rtt_ms': '1'})
+        got = A.run_metrics('incast', run, env)['fct_floor_ms']
+        burst = 3 * A.wire_bytes(10000)
+        self.assertAlmostEqual(got, 2.0 + burst * 8 / 100e6 * 1e3)
 
 
 class TapResult(unittest.TextTestResult):
