@@ -80,6 +80,7 @@ struct hpcc_law {
 	uint64_t wc;		/* Wc, reference window */
 	uint32_t inc_stage;
 	uint32_t last_update_seq;
+	uint32_t prev_seq;	/* snd_nxt when prev[]'s probe left */
 	uint32_t nhops;		/* samples in prev[] */
 	uint32_t bottleneck;	/* hop that set u in the last update */
 	struct hpcc_sample prev[HPCC_LAW_MAX_HOPS];
@@ -177,6 +178,7 @@ static inline void hpcc_law_start(struct hpcc_law *s,
 	s->wc = s->w;
 	s->inc_stage = 0;
 	s->last_update_seq = snd_nxt;
+	s->prev_seq = snd_nxt;
 	s->nhops = 0;
 	s->bottleneck = 0;
 }
@@ -274,22 +276,32 @@ static inline uint64_t hpcc_compute_wind(struct hpcc_law *s,
 }
 
 /*
- * NewAck for one telemetry report, consumed on an ACK that acknowledged up
- * to ack_seq. Wc is committed at most once per RTT: only when the ACK covers
- * lastUpdateSeq, the snd_nxt recorded at the previous commit.
+ * NewAck for the report of a probe that left when snd_nxt was probe_seq.
+ *
+ * The draft commits Wc when the ACKed packet carrying the telemetry was sent
+ * after the last commit (ack.seq > lastUpdateSeq), so that what commits Wc
+ * measured the window Wc produced. A probe's telemetry spans the interval
+ * since the previous probe: txRate over it, min(qlen, prev qlen) at both
+ * ends. So Wc is committed only when the previous probe, which opened the
+ * interval, left at or after the last commit (lastUpdateSeq = snd_nxt
+ * then); with one probe per RTT that is every other report. The reports in
+ * between recompute W from Wc without committing, as the draft's per-ACK
+ * updates do. Committing on every report instead measures the window of
+ * two reports ago against the last one's reference, and W oscillates.
  * Returns true when W was recomputed.
  */
 static inline bool hpcc_law_report(struct hpcc_law *s,
 				   const struct hpcc_law_cfg *c,
 				   const struct hpcc_sample *L,
 				   unsigned int nhops,
-				   uint32_t ack_seq, uint32_t snd_nxt)
+				   uint32_t probe_seq, uint32_t snd_nxt)
 {
-	bool update_wc;
+	bool update_wc = (int32_t)(s->prev_seq - s->last_update_seq) >= 0;
+	bool measured = hpcc_measure_inflight(s, c, L, nhops);
 
-	if (!hpcc_measure_inflight(s, c, L, nhops))
+	s->prev_seq = probe_seq;
+	if (!measured)
 		return false;
-	update_wc = (int32_t)(ack_seq - s->last_update_seq) > 0;
 	if (update_wc)
 		s->last_update_seq = snd_nxt;
 	hpcc_compute_wind(s, c, update_wc);

@@ -195,7 +195,9 @@ struct hpcc_flow {
 	bool pending;			/* report[] holds an unconsumed report */
 	u8 pending_nhops;
 	u8 pending_flags;
+	u32 pending_seq;		/* probe_seq of the pending report */
 	u32 probe_nonce;		/* outstanding probe, 0: none */
+	u32 probe_seq;			/* snd_nxt when it left */
 	u64 probe_sent_ns;
 	u64 probe_rtt_ns;		/* probe to response, last report */
 	struct hpcc_sample report[HPCC_MAX_HOPS];
@@ -218,7 +220,7 @@ struct hpcc_ca {
 };
 
 static struct rhashtable hpcc_flows;
-/* 664 bytes on x86-64: its own cache instead of kmalloc-1k */
+/* 680 bytes on x86-64: its own cache instead of kmalloc-1k */
 static struct kmem_cache *hpcc_flow_cache;
 
 static const struct rhashtable_params hpcc_flow_params = {
@@ -397,6 +399,7 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 			HPCC_PROBE_MIN_TIMEOUT);
 	spin_lock_bh(&f->lock);
 	f->probe_nonce = nonce;
+	f->probe_seq = tp->snd_nxt;
 	f->probe_sent_ns = now;
 	spin_unlock_bh(&f->lock);
 	f->next_probe_ns = now + (timeout << f->unanswered);
@@ -474,6 +477,7 @@ static int hpcc_stash_report(struct sock *sk, const struct hpcc_probe *p)
 	}
 	f->pending_nhops = p->hdr.nhops;
 	f->pending_flags = p->hdr.flags;
+	f->pending_seq = f->probe_seq;
 	f->probe_rtt_ns = tcp_clock_ns() - f->probe_sent_ns;
 	f->probe_nonce = 0;		/* one response per probe */
 	WRITE_ONCE(f->pending, true);
@@ -563,12 +567,13 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	struct hpcc_law_cfg c;
 	unsigned int n;
 	u64 t_ns, bdp, rate;
-	u32 bmin;
+	u32 bmin, seq;
 
 	if (!READ_ONCE(f->pending))
 		return;
 	spin_lock_bh(&f->lock);
 	n = f->pending_nhops;
+	seq = f->pending_seq;
 	memcpy(L, f->report, n * sizeof(L[0]));
 	f->last_flags = f->pending_flags;
 	f->pending = false;
@@ -596,7 +601,7 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 		f->telemetry = true;
 		f->started = true;
 	}
-	hpcc_law_report(&f->law, &c, L, n, tp->snd_una, tp->snd_nxt);
+	hpcc_law_report(&f->law, &c, L, n, seq, tp->snd_nxt);
 	f->last_report_ns = now;
 	hpcc_count(HPCC_STAT_REPORTS_USED);
 

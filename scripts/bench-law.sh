@@ -12,6 +12,6 @@ trap 'rm -f "$out"' EXIT
 valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" "$calls" >/dev/null 2>&1
 # inclusive cost of bench_report, the noinline wrapper around hpcc_law_report
 ir=$(callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
-	awk '/bench_report/ { gsub(",", "", $1); print $1; exit }')
+	awk '/bench_report/ && !n++ { gsub(",", "", $1); print $1 }')
 [[ -n $ir ]] || { echo "bench-law: no callgrind data for bench_report" >&2; exit 1; }
 echo "law update (2 hops): $((ir / calls)) instructions per report ($ir / $calls calls)"

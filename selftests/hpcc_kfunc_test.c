@@ -199,9 +199,10 @@ int main(void)
 	       ((unsigned long long)info.bbr_bw_hi << 32) | info.bbr_bw_lo,
 	       info.bbr_min_rtt, info.bbr_pacing_gain, info.bbr_cwnd_gain);
 	/* U = u = 0.6 (tau = T); U < eta and stage 0 < 5: additive step,
-	 * W = Wc + W_ai with W_ai = B T (1 - eta) / 16 = 390 bytes. The draft
-	 * commits Wc (and counts the stage) only if the ACK that consumed
-	 * the report covered lastUpdateSeq; either way W = 125390, and
+	 * W = Wc + W_ai with W_ai = B T (1 - eta) / 16 = 390 bytes. Wc is
+	 * committed (and the stage counted) only if probe 1, which opened the
+	 * measured interval, left at or after the law started on report 1:
+	 * only if no data left in between. Either way W = 125390, and
 	 * R = W / T is capped at B = 125 MB/s.
 	 */
 	printf("# flow: W %ld Wc %ld stage %ld\n", flow_w, flow_wc, flow_stage);

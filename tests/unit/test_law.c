@@ -138,6 +138,7 @@ static void test_hand_cases(void)
 	struct hpcc_law_cfg c = cfg_10us();
 	struct hpcc_law s;
 	struct hpcc_sample a[2], b[2];
+	bool ok;
 
 	/* B = 1000 Mbit/s = 0.125 B/ns, B*T = 1250 bytes */
 	hpcc_law_start(&s, &c, W(10000), 0);
@@ -150,22 +151,37 @@ static void test_hand_cases(void)
 	 * tau = T so U = u; U < eta and stage 0 < 5: W = Wc + W_ai.
 	 */
 	b[0] = hop(10000, 625, 250, 1000, 7);
-	tap_ok(hpcc_law_report(&s, &c, b, 1, 100, 300) &&
-	       near(u_of(s.u), 0.7, 1e-6) && s.w == W(10100) &&
+	ok = hpcc_law_report(&s, &c, b, 1, 100, 300);
+	tap_ok(ok && near(u_of(s.u), 0.7, 1e-6) && s.w == W(10100) &&
 	       s.wc == W(10100) && s.inc_stage == 1 &&
 	       s.last_update_seq == 300,
 	       "u' = qlen/(B T) + txRate/B = 0.7, AI: W = Wc + W_ai = 10100 "
 	       "(U %.6f, W %.2f)", u_of(s.u), w_of(s.w));
 
-	/* Same RTT (ack 250 <= lastUpdateSeq 300): W recomputed, Wc kept */
+	/* The interval was opened by the probe that left at 100, before the
+	 * commit (lastUpdateSeq 300): W recomputed, Wc kept.
+	 */
 	a[0] = hop(12500, 625 + 312, 250, 1000, 7);
 	hpcc_law_report(&s, &c, a, 1, 250, 400);
 	tap_ok(s.wc == W(10100) && s.w == W(10200) && s.inc_stage == 1 &&
 	       s.last_update_seq == 300,
-	       "no Wc commit within an RTT: W = Wc + W_ai, Wc and stage kept");
+	       "interval opened before the commit: W = Wc + W_ai, Wc kept");
 	/* tau = T/4: U = 0.75 * 0.7 + 0.25 * (312/312.5 + 250/1250) */
 	tap_ok(near(u_of(s.u), 0.75 * 0.7 + 0.25 * (312 / 312.5 + 0.2), 1e-6),
 	       "EWMA with tau = T/4: U = %.6f", u_of(s.u));
+	/* opened by the probe of 250, still before 300: no commit; the next
+	 * one is opened by the probe of 300, which left with the new Wc
+	 */
+	b[0] = hop(22500, 1562, 250, 1000, 7);
+	hpcc_law_report(&s, &c, b, 1, 300, 500);
+	tap_ok(s.wc == W(10100) && s.last_update_seq == 300,
+	       "interval opened at 250 < lastUpdateSeq 300: no commit");
+	a[0] = hop(32500, 2187, 250, 1000, 7);
+	hpcc_law_report(&s, &c, a, 1, 450, 600);
+	tap_ok(s.wc == W(10200) && s.w == W(10200) && s.inc_stage == 2 &&
+	       s.last_update_seq == 600,
+	       "interval opened at 300 >= lastUpdateSeq: Wc committed (%.0f)",
+	       w_of(s.wc));
 
 	/* Overload: 1250 B in T plus a 1250 B standing queue: u = 2.0,
 	 * tau = 2T clamped to T: U = 2; MD: W = Wc * eta / U + W_ai.
@@ -312,7 +328,7 @@ static void test_hostile(void)
 struct model {
 	double U, W, Wc;
 	unsigned int inc_stage, nhops;
-	uint32_t last_update_seq;
+	uint32_t last_update_seq, prev_seq;
 	struct hpcc_sample L[HPCC_LAW_MAX_HOPS];
 };
 
@@ -396,14 +412,23 @@ static void model_wind(struct model *m, const struct model_cfg *c,
 	m->W = W;
 }
 
-/* NewAck, lines 21-27 */
+/* NewAck, lines 21-27, for a probe's report: commit when the probe that
+ * opened the measured interval left at or after the last commit
+ */
+static long model_commits;
+
 static void model_newack(struct model *m, const struct model_cfg *c,
 			 const struct hpcc_sample *ack, unsigned int n,
-			 uint32_t ack_seq, uint32_t snd_nxt, unsigned int tie)
+			 uint32_t probe_seq, uint32_t snd_nxt, unsigned int tie)
 {
-	if (!model_measure(m, c, ack, n, tie))
+	int commit = (int32_t)(m->prev_seq - m->last_update_seq) >= 0;
+	int measured = model_measure(m, c, ack, n, tie);
+
+	m->prev_seq = probe_seq;
+	if (!measured)
 		return;
-	if ((int32_t)(ack_seq - m->last_update_seq) > 0) {
+	if (commit) {
+		model_commits++;
 		model_wind(m, c, 1);
 		m->last_update_seq = snd_nxt;
 	} else {
@@ -461,6 +486,7 @@ static void test_random_vs_model(void)
 		m.U = 1;
 		m.W = m.Wc = w_of(s.w);
 		m.last_update_seq = nxt;
+		m.prev_seq = nxt;
 
 		for (int k = 0; k < steps; k++) {
 			double level = rnd_log(0.05, 3);
@@ -498,6 +524,9 @@ static void test_random_vs_model(void)
 	       "fixed-point W within 0.5%% of the double model over %ld random "
 	       "steps (max %.3g%%)", total, worst * 100);
 	tap_ok(worst_u < 1e-4, "U within 1e-4 of the model (max %.3g)", worst_u);
+	tap_ok(model_commits > total / 10 && model_commits < total * 9 / 10,
+	       "both NewAck branches compared: %ld of %ld reports committed Wc",
+	       model_commits, total);
 	tap_ok(escaped == 0, "W never left [w_min, w_max] (%ld escapes)",
 	       escaped);
 }
