@@ -69,6 +69,7 @@ struct hpcc_law_cfg {
 	uint64_t t_ns;		/* T, base RTT, 1..HPCC_T_LIMIT_NS */
 	uint32_t eta;		/* target utilisation, HPCC_U_SHIFT, > 0 */
 	uint32_t max_stage;	/* additive-increase stages before MI */
+	uint32_t ewma_rtts;	/* EWMA horizon of U in T, >= 1 (draft: 1) */
 	uint64_t w_ai;		/* additive increase, bytes << W_SHIFT */
 	uint64_t w_min;		/* W bounds, bytes << W_SHIFT, */
 	uint64_t w_max;		/* 0 < w_min <= w_max <= HPCC_W_LIMIT */
@@ -83,6 +84,7 @@ struct hpcc_law {
 	uint32_t prev_seq;	/* snd_nxt when prev[]'s probe left */
 	uint32_t nhops;		/* samples in prev[] */
 	uint32_t bottleneck;	/* hop that set u in the last update */
+	uint32_t measured;	/* U holds a measurement, not the start 1 */
 	struct hpcc_sample prev[HPCC_LAW_MAX_HOPS];
 };
 
@@ -181,13 +183,18 @@ static inline void hpcc_law_start(struct hpcc_law *s,
 	s->prev_seq = snd_nxt;
 	s->nhops = 0;
 	s->bottleneck = 0;
+	s->measured = 0;
 }
 
 /*
  * MeasureInflight. u'_i = min(qlen, prev qlen) / (B_i T) + txRate_i / B_i;
  * u = max_i u'_i with tau the sample interval of that hop, clamped to T;
- * U = (1 - tau/T) U + (tau/T) u. A hop contributes only if it has a usable
- * previous sample (same switch and port, B known, 0 < dt <= HPCC_MAX_GAP_NS,
+ * U = (1 - tau/T') U + (tau/T') u with T' = ewma_rtts T: the draft averages
+ * per-packet telemetry over T, but one report per RTT leaves nothing to
+ * average within T. The first measured u replaces the start value 1, so a
+ * longer horizon does not delay a new flow's first reaction (with
+ * ewma_rtts 1 and tau = T both are the draft's). A hop contributes only if
+ * it has a usable previous sample (same switch and port, B known, 0 < dt <= HPCC_MAX_GAP_NS,
  * bytes not gone backwards). Where every u'_i is 0, the first usable hop
  * gives tau, so that an idle path still pulls U down (the draft's strict
  * "u' > u" would leave U frozen). Returns false when no hop was usable: the
@@ -239,9 +246,11 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		return false;
 	if (tau > c->t_ns)
 		tau = c->t_ns;
-	w = hpcc_qdiv(tau, c->t_ns, HPCC_U_SHIFT);
-	if (w > HPCC_U_ONE)
+	w = hpcc_qdiv(tau, c->t_ns * (c->ewma_rtts ? c->ewma_rtts : 1),
+		      HPCC_U_SHIFT);
+	if (w > HPCC_U_ONE || !s->measured)
 		w = HPCC_U_ONE;
+	s->measured = 1;
 	s->u = (s->u * (HPCC_U_ONE - w) + u * w) >> HPCC_U_SHIFT;
 	return true;
 }

@@ -119,11 +119,16 @@ static const struct kernel_param_ops hpcc_param_ops = {
 	MODULE_PARM_DESC(name, desc ", " #lo ".." #hi ", default " #def)
 
 HPCC_PARAM(eta, 950, 500, 1000, "target utilisation eta in per mille");
-/* The draft suggests 5; the HPCC paper's simulations ran 0. With one report
- * per RTT, each additive-only round costs a whole RTT after every dip.
+/* The draft suggests 5, the HPCC paper's simulations ran 0. With a commit
+ * every other report, each additive-only round costs two RTTs after a dip.
  */
-HPCC_PARAM(max_stage, 0, 0, 100,
+HPCC_PARAM(max_stage, 1, 0, 100,
 	   "additive-increase rounds before a multiplicative step");
+/* The draft averages per-packet telemetry over T; one report per RTT
+ * leaves nothing to average over T, so U averages ewma_rtts reports.
+ */
+HPCC_PARAM(ewma_rtts, 4, 1, 64,
+	   "EWMA horizon of U in base RTTs; 1: the draft's T");
 HPCC_PARAM(w_ai, 0, 0, 100000000,
 	   "additive increase W_ai in bytes; 0: BDP * (1 - eta) / expected_flows");
 HPCC_PARAM(expected_flows, 16, 1, 100000,
@@ -549,6 +554,7 @@ static void hpcc_law_cfg(const struct sock *sk, u64 bdp, u64 t_ns,
 	c->t_ns = t_ns;
 	c->eta = hpcc_qdiv(READ_ONCE(hpcc_eta), 1000, HPCC_U_SHIFT);
 	c->max_stage = READ_ONCE(hpcc_max_stage);
+	c->ewma_rtts = READ_ONCE(hpcc_ewma_rtts);
 	c->w_min = mss;
 	c->w_max = max(bdp * HPCC_W_MAX_BDPS, mss);
 	if (ai)

@@ -59,9 +59,9 @@ long)	: "${SCENARIOS:=long incast stagger websearch sweep}" "${REPS:=5}"
 *) echo "scenarios.sh: unknown profile $profile" >&2; exit 2 ;;
 esac
 WS_LOAD=${WS_LOAD:-0.5}
-# the sensitivity sweep: maxStage, and W_ai around the rule of thumb
-# (about 200 B here: 100 Mbit/s * 5 ms * 0.05 / 16)
-SWEEP=${SWEEP:-"default max_stage=1 max_stage=5 w_ai=50 w_ai=800 w_ai=3200"}
+# the sensitivity sweep: maxStage, U's EWMA horizon, and W_ai around the
+# rule of thumb (about 200 B here: 100 Mbit/s * 5 ms * 0.05 / 16)
+SWEEP=${SWEEP:-"default max_stage=0 max_stage=5 ewma_rtts=1 ewma_rtts=8 w_ai=50 w_ai=800"}
 SAMPLE_MS=${SAMPLE_MS:-5}	# qdisc sampling period
 TCPINFO_MS=${TCPINFO_MS:-50}	# TCP_INFO sampling period of long flows
 LEAD=0.7			# s between scheduling a run and its t=0
@@ -303,11 +303,12 @@ run_one() {	# scen cc rep
 	rm -rf $R
 }
 
-# set_params NAME=VALUE: one module parameter; "default": all at load time
+# set_params NAME=VALUE[+NAME=VALUE...]: module parameters; "default": all
+# as they were at load time
 PARAMS_AT_LOAD=$(cd $PARAMS 2>/dev/null && for p in *; do echo "$p=$(cat $p)"; done)
 set_params() {
 	local kv
-	for kv in $([ "$1" = default ] && echo "$PARAMS_AT_LOAD" || echo "$1"); do
+	for kv in $([ "$1" = default ] && echo "$PARAMS_AT_LOAD" || echo "$1" | tr + ' '); do
 		set_param "${kv%%=*}" "${kv#*=}" ||
 			{ echo "# demo: sweep: cannot set $kv"; return 1; }
 	done

@@ -6,14 +6,17 @@
 module_loaded || load_module || skip_all "tcp_hpcc not loadable"
 # T = 1 ms for hand-computed U; a long telemetry timeout so the flow is
 # still in telemetry mode when userspace reads it (lo's RTT is a few us).
-# max_stage 5: the hand-computed U = 0.6 takes the additive branch.
-set_param base_rtt 1000
-set_param telemetry_timeout 1000
-set_param max_stage 5
+# max_stage 5 and the draft's EWMA over T: the hand-computed U = 0.6 takes
+# the additive branch.
+saved=""
+for kv in base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1; do
+	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
+	set_param ${kv%%=*} ${kv#*=}
+done
 "$HERE/hpcc_kfunc_test"
 rc=$?
 sed 's/^/# /' /proc/net/tcp_hpcc_stat
-set_param base_rtt 0
-set_param telemetry_timeout 8
-set_param max_stage 0
+for kv in $saved; do
+	set_param ${kv%%=*} ${kv#*=}
+done
 exit $rc

@@ -5,7 +5,8 @@
  * that is not hpcc and a replayed nonce are refused with their own errno,
  * valid reports are accepted, and their telemetry shows in TCP_CC_INFO as
  * the draft's equations say it must. Needs tcp_hpcc loaded and
- * base_rtt=1000 (us), eta=950, max_stage=5, w_ai=0, expected_flows=16.
+ * base_rtt=1000 (us), eta=950, max_stage=5, ewma_rtts=1, w_ai=0,
+ * expected_flows=16.
  */
 #include <arpa/inet.h>
 #include <errno.h>

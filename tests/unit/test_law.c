@@ -116,6 +116,7 @@ static struct hpcc_law_cfg cfg_10us(void)
 		.t_ns = 10000,			/* T = 10 us */
 		.eta = UFIX(0.95),
 		.max_stage = 5,
+		.ewma_rtts = 1,
 		.w_ai = W(100),
 		.w_min = W(1000),
 		.w_max = W(1000000),
@@ -197,7 +198,9 @@ static void test_hand_cases(void)
 	       "tau clamped to T, MD: W = Wc / (U / eta) + W_ai = %.2f",
 	       w_of(s.w));
 
-	/* Two hops: the larger u' wins and its interval is tau */
+	/* Two hops: the larger u' wins and its interval is tau. The first
+	 * measurement replaces the start value; the next is averaged.
+	 */
 	hpcc_law_start(&s, &c, W(20000), 0);
 	a[0] = hop(0, 0, 0, 10000, 1);
 	a[1] = hop(0, 0, 0, 1000, 2);
@@ -205,9 +208,24 @@ static void test_hand_cases(void)
 	b[0] = hop(10000, 6250, 0, 10000, 1);	/* u' = 0.5 */
 	b[1] = hop(5000, 500, 0, 1000, 2);	/* u' = 0.8, tau = T/2 */
 	hpcc_law_report(&s, &c, b, 2, 1, 1);
-	tap_ok(s.bottleneck == 1 && near(u_of(s.u), 0.5 * 1 + 0.5 * 0.8, 1e-6),
-	       "max over hops picks hop 2 (u' 0.8) and its tau: U = %.6f",
+	tap_ok(s.bottleneck == 1 && near(u_of(s.u), 0.8, 1e-6),
+	       "first measurement: hop 2's u' 0.8 replaces U = 1 (U = %.6f)",
 	       u_of(s.u));
+	a[0] = hop(20000, 12500, 0, 10000, 1);	/* u' = 0.5 */
+	a[1] = hop(10000, 1062, 0, 1000, 2);	/* u' = 0.9, tau = T/2 */
+	hpcc_law_report(&s, &c, a, 2, 1, 1);
+	tap_ok(s.bottleneck == 1 && near(u_of(s.u), 0.5 * 0.8 + 0.5 * 0.9, 1e-3),
+	       "max over hops picks hop 2 (u' 0.9) and its tau: U = %.6f",
+	       u_of(s.u));
+
+	/* A 4-RTT horizon: tau = T weighs a report 1/4 */
+	c.ewma_rtts = 4;
+	b[0] = hop(30000, 18750, 0, 10000, 1);	/* u' = 0.5 */
+	b[1] = hop(20000, 1062 + 625, 0, 1000, 2);	/* u' = 0.5, tau = T */
+	hpcc_law_report(&s, &c, b, 2, 1, 1);
+	tap_ok(near(u_of(s.u), 0.75 * (0.5 * 0.8 + 0.5 * 0.9) + 0.25 * 0.5, 1e-3),
+	       "ewma_rtts 4: U = 3/4 U + 1/4 u = %.6f", u_of(s.u));
+	c.ewma_rtts = 1;
 
 	/* maxStage: after 5 AI commits the next commit is MI even below eta */
 	c.max_stage = 2;
@@ -327,14 +345,14 @@ static void test_hostile(void)
 
 struct model {
 	double U, W, Wc;
-	unsigned int inc_stage, nhops;
+	unsigned int inc_stage, nhops, measured;
 	uint32_t last_update_seq, prev_seq;
 	struct hpcc_sample L[HPCC_LAW_MAX_HOPS];
 };
 
 struct model_cfg {
 	double T, eta, w_ai, w_min, w_max;
-	unsigned int max_stage;
+	unsigned int max_stage, ewma_rtts;
 };
 
 static double clampd(double v, double lo, double hi)
@@ -385,7 +403,12 @@ static int model_measure(struct model *m, const struct model_cfg *c,
 	if (!found)
 		return 0;
 	tau = fmin(tau, c->T);
-	m->U = (1 - tau / c->T) * m->U + tau / c->T * u;
+	if (m->measured)
+		m->U = (1 - tau / (c->T * c->ewma_rtts)) * m->U +
+		       tau / (c->T * c->ewma_rtts) * u;
+	else
+		m->U = u;
+	m->measured = 1;
 	return 1;
 }
 
@@ -468,6 +491,7 @@ static void test_random_vs_model(void)
 		c.t_ns = (uint64_t)T;
 		c.eta = UFIX(0.9 + 0.09 * rnd01());
 		c.max_stage = rnd() % 6;
+		c.ewma_rtts = 1 + rnd() % 8;
 		bdp = hpcc_bdp(hpcc_path_mbps(L, nh), c.t_ns);
 		c.w_max = bdp > W(1500) ? bdp : W(1500);
 		c.w_min = W(1500) < c.w_max ? W(1500) : c.w_max;
@@ -476,6 +500,7 @@ static void test_random_vs_model(void)
 		mc.T = (double)c.t_ns;
 		mc.eta = (double)c.eta / HPCC_U_ONE;
 		mc.max_stage = c.max_stage;
+		mc.ewma_rtts = c.ewma_rtts;
 		mc.w_ai = w_of(c.w_ai);
 		mc.w_min = w_of(c.w_min);
 		mc.w_max = w_of(c.w_max);
