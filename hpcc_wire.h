@@ -100,11 +100,11 @@ static inline int hpcc_wire_check(const struct hpcc_hdr *h, __u32 len)
 	return 0;
 }
 
-/* ===================================================================== *
- * BPF map value types and counters                                      *
- * (bpf/hpcc_switch.bpf.c, bpf/hpcc_host.bpf.c, tests/bpf, hpcc-probe)   *
- * Nothing below is on the wire; all fields are in host byte order.      *
- * ===================================================================== */
+/*
+ * BPF map value types and counters
+ * (bpf/hpcc_switch.bpf.c, bpf/hpcc_host.bpf.c, tests/bpf, hpcc-probe).
+ * Nothing below is on the wire; all fields are in host byte order.
+ */
 
 /* Host program config: map "hpcc_host_cfg", ARRAY, one entry, key 0.
  * An entry never written by userspace is all zero: defaults apply.
