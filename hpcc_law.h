@@ -168,6 +168,39 @@ static inline uint64_t hpcc_bdp(uint32_t mbps, uint64_t t_ns)
 			 HPCC_W_SHIFT);
 }
 
+/*
+ * A new flow's first W: the draft starts at line rate (w_init = B T), which
+ * is right on an idle path but adds a full BDP to a queue that is already
+ * there, as when many flows start together. With the first report's queues,
+ * start at w_init * eta / max_i(1 + qlen_i / (B_i T)): the share of the
+ * path's inflight that would leave it at eta. No queue: w_init unchanged.
+ */
+static inline uint64_t hpcc_law_first_w(const struct hpcc_law_cfg *c,
+					const struct hpcc_sample *L,
+					unsigned int nhops, uint64_t w_init)
+{
+	uint64_t q, qmax = 0;
+	unsigned int i;
+
+	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++) {
+		if (!L[i].rate_mbps || !L[i].qlen)
+			continue;
+		q = hpcc_qdiv((uint64_t)L[i].qlen * HPCC_MBPS_PER_BYTE_NS,
+			      (uint64_t)L[i].rate_mbps * c->t_ns,
+			      HPCC_U_SHIFT);
+		if (q > qmax)
+			qmax = q;
+	}
+	if (!qmax)
+		return w_init;
+	if (qmax > HPCC_U_MAX)
+		qmax = HPCC_U_MAX;
+	/* w_init <= 2^40 and eta <= HPCC_U_ONE (the module caps it): no wrap */
+	if (w_init > HPCC_W_LIMIT)
+		w_init = HPCC_W_LIMIT;
+	return hpcc_qdiv(w_init * c->eta, HPCC_U_ONE + qmax, 0);
+}
+
 /* Start (or restart) the law with W = Wc = w_init, U = 1 as the reference
  * simulator does; the first report after this only records samples.
  */
