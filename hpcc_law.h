@@ -169,15 +169,19 @@ static inline uint64_t hpcc_bdp(uint32_t mbps, uint64_t t_ns)
 }
 
 /*
- * A new flow's first W: the draft starts at line rate (w_init = B T), which
- * is right on an idle path but adds a full BDP to a queue that is already
- * there, as when many flows start together. With the first report's queues,
- * start at w_init * eta / max_i(1 + qlen_i / (B_i T)): the share of the
- * path's inflight that would leave it at eta. No queue: w_init unchanged.
+ * A new flow's first W. The draft starts at line rate, w_line = B T: right on
+ * an idle path, but flows that start together (incast) would each add a
+ * full BDP to the queue they built. Where the first report shows a queue,
+ * take the law's multiplicative step instead, from the window the flow has
+ * in flight (w_sent, at most w_line), with U = max_i(1 + qlen_i / (B_i T)):
+ * a link with a queue sends at its capacity, so that is its normalised
+ * inflight. Summed over flows that hold the queue's bytes between them this
+ * is about eta B T, as the law's own step would give.
  */
 static inline uint64_t hpcc_law_first_w(const struct hpcc_law_cfg *c,
 					const struct hpcc_sample *L,
-					unsigned int nhops, uint64_t w_init)
+					unsigned int nhops, uint64_t w_line,
+					uint64_t w_sent)
 {
 	uint64_t q, qmax = 0;
 	unsigned int i;
@@ -192,13 +196,15 @@ static inline uint64_t hpcc_law_first_w(const struct hpcc_law_cfg *c,
 			qmax = q;
 	}
 	if (!qmax)
-		return w_init;
+		return w_line;
 	if (qmax > HPCC_U_MAX)
 		qmax = HPCC_U_MAX;
-	/* w_init <= 2^40 and eta <= HPCC_U_ONE (the module caps it): no wrap */
-	if (w_init > HPCC_W_LIMIT)
-		w_init = HPCC_W_LIMIT;
-	return hpcc_qdiv(w_init * c->eta, HPCC_U_ONE + qmax, 0);
+	if (w_sent > w_line)
+		w_sent = w_line;
+	/* w_sent <= 2^40 and eta <= HPCC_U_ONE (the module caps it): no wrap */
+	if (w_sent > HPCC_W_LIMIT)
+		w_sent = HPCC_W_LIMIT;
+	return hpcc_qdiv(w_sent * c->eta, HPCC_U_ONE + qmax, 0);
 }
 
 /* Start (or restart) the law with W = Wc = w_init, U = 1 as the reference

@@ -561,43 +561,56 @@ static void test_random_vs_model(void)
 static void test_first_w(void)
 {
 	struct hpcc_law_cfg c = cfg_10us();
-	struct hpcc_sample L[3];
+	struct hpcc_sample L[2];
 	uint64_t w;
 
 	/* B T = 1250 bytes at 1000 Mbit/s and T = 10 us */
 	L[0] = hop(0, 0, 0, 1000, 1);
 	L[1] = hop(0, 0, 0, 100, 2);
-	tap_ok(hpcc_law_first_w(&c, L, 2, W(1250)) == W(1250),
-	       "first W: no queue on the path, line rate (w_init) as the draft");
+	tap_ok(hpcc_law_first_w(&c, L, 2, W(1250), W(300)) == W(1250),
+	       "first W: no queue on the path, line rate as the draft says");
 
-	/* 2500 B queued behind 1000 Mbit/s: 1 + 2; W = 1250 * 0.95 / 3 */
+	/* 2500 B queued behind 1000 Mbit/s: U = 1 + 2; 600 B were in flight:
+	 * W = 600 * 0.95 / 3 (W resolution 1/256 B)
+	 */
 	L[0].qlen = 2500;
-	w = hpcc_law_first_w(&c, L, 2, W(1250));
+	w = hpcc_law_first_w(&c, L, 2, W(1250), W(600));
+	tap_ok(near(w_of(w), 600 * 0.95 / 3, 1e-5),
+	       "first W behind a queue: inflight * eta / (1 + qlen / (B T)) "
+	       "= %.2f", w_of(w));
+	w = hpcc_law_first_w(&c, L, 2, W(1250), W(5000));
 	tap_ok(near(w_of(w), 1250 * 0.95 / 3, 1e-5),
-	       "first W: w_init * eta / (1 + qlen / (B T)) = %.2f "
-	       "(W resolution 1/256 B)", w_of(w));
+	       "first W: the inflight counts at most line rate (%.2f)",
+	       w_of(w));
 
 	/* the worst hop counts: 250 B at 100 Mbit/s is 2 B T there */
 	L[0].qlen = 1250;
 	L[1].qlen = 250;
-	w = hpcc_law_first_w(&c, L, 2, W(1250));
-	tap_ok(near(w_of(w), 1250 * 0.95 / 3, 1e-5),
-	       "first W: the hop with the most queue in its own B T sets it "
+	w = hpcc_law_first_w(&c, L, 2, W(1250), W(600));
+	tap_ok(near(w_of(w), 600 * 0.95 / 3, 1e-5),
+	       "first W: the hop with the most queue in its own B T sets U "
 	       "(%.2f)", w_of(w));
+
+	/* N flows with the queue's bytes in flight get about eta B T */
+	L[0].qlen = 4 * 1250;
+	L[1].qlen = 0;
+	w = hpcc_law_first_w(&c, L, 2, W(1250), W(1250));
+	tap_ok(near(5 * w_of(w), 1250 * 0.95, 1e-5),
+	       "first W: 5 flows holding B T + a 4 B T queue start at eta B T "
+	       "in all (%.2f)", 5 * w_of(w));
 
 	/* hostile: no capacity is skipped, a huge queue saturates, no wrap */
 	L[0] = hop(0, 0, UINT32_MAX, 0, 1);
-	tap_ok(hpcc_law_first_w(&c, L, 1, W(1250)) == W(1250),
+	tap_ok(hpcc_law_first_w(&c, L, 1, W(1250), W(10)) == W(1250),
 	       "first W: a hop without capacity is ignored");
 	L[0] = hop(0, 0, UINT32_MAX, 1, 1);
 	c.t_ns = 1;
-	w = hpcc_law_first_w(&c, L, 1, HPCC_W_LIMIT);
+	w = hpcc_law_first_w(&c, L, 1, HPCC_W_LIMIT, UINT64_MAX);
 	tap_ok(w > 0 && w < HPCC_W_LIMIT,
 	       "first W: a queue of 2^32 B on a 1 Mbit/s hop with T = 1 ns "
 	       "gives a small positive W (%.3g bytes)", w_of(w));
-	L[2] = hop(0, 0, 1000, 1000, 3);
 	c = cfg_10us();
-	tap_ok(hpcc_law_first_w(&c, L, 0, W(1250)) == W(1250),
+	tap_ok(hpcc_law_first_w(&c, L, 0, W(1250), W(10)) == W(1250),
 	       "first W: no hops, line rate");
 }
 
