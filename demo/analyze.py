@@ -758,7 +758,7 @@ def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
         out.append('| %s | %s |' % (k, v))
     for k in ('kernel', 'cpus', 'rate_mbit', 'netem_delay_ms', 'base_rtt_ms',
               'buffer_bytes', 'ecn_k_bytes', 'tbf_burst', 'sample_ms', 'tcpinfo_ms', 'reps',
-              'long_dur', 'incast_dur', 'incast_bursts', 'stagger_dur', 'ws_dur',
+              'long_dur', 'incast_dur', 'incast_bursts', 'incast_flows', 'stagger_dur', 'ws_dur',
               'ws_drain', 'ws_load', 'seed', 'telemetry', 'hpcc_params'):
         out.append('| %s | %s |' % (k, e.get(k, '')))
     out += ['', 'Topology: s1..s3 -> r1 -> r2 -> d1,d2 (network namespaces in a '

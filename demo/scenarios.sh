@@ -16,7 +16,8 @@
 # Scenarios (durations per profile below):
 #   long      3 long flows s1,s2,s3 -> d1 for LONG_DUR s
 #   incast    1 long flow s1 -> d1; INCAST_BURSTS bursts, 1 s apart from
-#             t=2 s, of 12 x 64 KB flows (4 connections from each of s1..s3)
+#             t=2 s, of INCAST_FLOWS (16) x 64 KB flows, their connections
+#             spread over s1..s3 (6, 5, 5)
 #   stagger   s1 -> d1 over [0,D]; s2 joins at D/6 and leaves at 5D/6; s3
 #             joins at D/3 and leaves at 2D/3 (D = STAGGER_DUR)
 #   websearch s1..s3 -> d1,d2: Poisson WebSearch-sized flows offering
@@ -59,6 +60,7 @@ long)	: "${SCENARIOS:=long incast stagger websearch sweep}" "${REPS:=5}"
 *) echo "scenarios.sh: unknown profile $profile" >&2; exit 2 ;;
 esac
 WS_LOAD=${WS_LOAD:-0.5}
+INCAST_FLOWS=${INCAST_FLOWS:-16}	# short flows per incast burst
 # the sensitivity sweep: maxStage, U's EWMA horizon, and W_ai around the
 # rule of thumb (about 200 B here: 100 Mbit/s * 5 ms * 0.05 / 16)
 SWEEP=${SWEEP:-"default max_stage=0 max_stage=5 ewma_rtts=1 ewma_rtts=8 w_ai=50 w_ai=800"}
@@ -158,7 +160,7 @@ for kv in "profile,$profile" "kernel,$(uname -r)" "cpus,$(nproc)" \
 	"telemetry,$TEL" "telemetry_why,$(echo "$TEL_WHY" | tr ',' ';')" \
 	"ccs,$CCS" "scenarios,$SCENARIOS" "reps,$REPS" "seed,$SEED" \
 	"long_dur,$LONG_DUR" "incast_dur,$INCAST_DUR" "incast_bursts,$INCAST_BURSTS" \
-	"stagger_dur,$STAGGER_DUR" "ws_dur,$WS_DUR" "ws_drain,$WS_DRAIN" \
+	"incast_flows,$INCAST_FLOWS" "stagger_dur,$STAGGER_DUR" "ws_dur,$WS_DUR" "ws_drain,$WS_DRAIN" \
 	"ws_load,$WS_LOAD" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
 		for p in *; do printf '%s=%s ' $p "$(cat $p)"; done)"; do
 	emit_row env.csv "$kv"
@@ -194,8 +196,9 @@ run_scenario() {	# scenario body: sets DUR, starts clients
 		DUR=$INCAST_DUR
 		start_client long s1 -d 10.2.1.1 --long $DUR
 		for i in 1 2 3; do
+			n=$(((INCAST_FLOWS + 3 - i) / 3))
 			start_client inc$i s$i -d 10.2.1.1 --drain 3 \
-				--burst 4,65536,2,1,$INCAST_BURSTS
+				--burst $n,65536,2,1,$INCAST_BURSTS
 		done
 		for i in $(seq 0 $((INCAST_BURSTS - 1))); do event $((2 + i)) burst inc; done ;;
 	stagger)
