@@ -71,7 +71,8 @@ args=(--profile "$profile")
 
 # Other VMs on this host take CPU from ours: TCG then runs the guest slower
 # and the results get noisier. Say so, and keep the host's load with the run.
-others=$(pgrep -c -x qemu-system-x86 2>/dev/null || pgrep -c -f '^[^ ]*qemu-system-x86_64 ' || true)
+# (pgrep -c prints 0 and fails when nothing matches: keep its output only)
+others=$(pgrep -c -f '^[^ ]*qemu-system-x86_64 ' || true)
 { echo "start: $(uptime)"; echo "other qemu processes at start: ${others:-0}"; } >"$out/host.txt"
 if [[ ${others:-0} -gt 0 ]]; then
 	echo "demo: WARNING: $others other qemu process(es) running on this host: expect noisier numbers"
