@@ -46,7 +46,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit \
-	check install bench-law demo-tools demo bench
+	check install bench-law bench-bpf demo-tools demo bench
 
 all: module bpf probe
 
@@ -120,6 +120,12 @@ unit: tests/unit/test_law
 # Instructions per window-law update, by callgrind.
 bench-law: tests/unit/bench_law
 	scripts/bench-law.sh
+
+# ns per packet of the switch program against a no-op tc program
+# (BPF_PROG_TEST_RUN on this machine's kernel; root).
+bench-bpf: bpf
+	$(MAKE) -C tests/bpf
+	tests/bpf/bpf_test --bench
 
 # The README's test command: installs what is missing, builds, runs the
 # unit, BPF and probe tests on this machine and the selftests in the VM.
