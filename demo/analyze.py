@@ -551,11 +551,12 @@ def miss_causes(tgts, agg, hpcc, sweep_labels, env):
                       f(g('long', 'cubic', 'q_p99_kb')),
                       f(g('long', hpcc, 'stall_s'), '{:.2f}')))
         elif name.startswith('goodput'):
-            cause = ('With one report per RTT, tau = T and the EWMA does not smooth: U '
-                     'is the latest sample, so one late burst from the emulator reads as '
-                     'a queue and costs a multiplicative step. eta also caps the link '
-                     'share: with eta 0.95 and 66 B of headers per 1448 B the most hpcc '
-                     'can deliver is 0.908 of the link, while cubic fills the buffer.')
+            cause = ('With one report per RTT, a late burst from the emulator reads as '
+                     'a queue and costs a multiplicative step (ewma_rtts averages U over '
+                     'a few reports to damp this; the draft\'s 1 does not). eta also caps '
+                     'the link share: with eta 0.95 and 66 B of headers per 1448 B the '
+                     'most hpcc can deliver is 0.908 of the link, while cubic fills the '
+                     'buffer.')
             best = max(sweep_labels, key=lambda lab: g(SWEEP, lab, 'goodput') or 0,
                        default=None)
             ev = 'hpcc %s of the link, cubic %s.' % (
@@ -568,23 +569,27 @@ def miss_causes(tgts, agg, hpcc, sweep_labels, env):
         elif name.startswith('short-flow'):
             cause = ('The bound is set by the burst itself: its flows together carry '
                      'more than a base RTT of the link, so the last one cannot finish '
-                     'before the burst has crossed the bottleneck, whatever the CC. A '
-                     'new hpcc flow also runs Reno slow start until its first response '
-                     'and then starts at a full BDP (the draft\'s line-rate start), so '
-                     'the burst\'s flows arrive at the bottleneck together and the law '
-                     'sees their queue one RTT later.')
-            ev = ('hpcc FCT p50 %s ms, p99 %s ms; dctcp p99 %s ms; the floor (a burst\'s '
-                  'bytes at the link rate plus 2 base RTTs) %s ms, so the target %s ms '
-                  'leaves %s ms above the floor; hpcc peak queue %s KB, drops %s.' % (
+                     'before the burst has crossed the bottleneck, whatever the CC. '
+                     'Beyond that, a new hpcc flow runs Reno slow start until its first '
+                     'report, which returns about two RTTs plus the queue after its '
+                     'first segment (the first probe leaves on the first ACK): the '
+                     'burst\'s slow starts fill most of the buffer before any flow hears '
+                     'from the path, and a drop costs a retransmission wait. The law '
+                     'then drains that queue: each flow starts from its inflight * eta / '
+                     'U, so the flows whose first report saw the peak queue start '
+                     'smallest and finish last.')
+            p99_d = g('incast', 'dctcp', 'fct_p99_ms')
+            floor = g('incast', hpcc, 'fct_floor_ms')
+            room = None if None in (p99_d, floor) else p99_d / 2 - floor
+            ev = ('hpcc FCT p50 %s ms, p99 %s ms; dctcp p50 %s ms, p99 %s ms; the floor '
+                  '(a burst\'s bytes at the link rate plus 2 base RTTs) %s ms, so the '
+                  'target %s ms %s; hpcc peak queue %s KB, drops %s.' % (
                       f(g('incast', hpcc, 'fct_p50_ms')), f(g('incast', hpcc, 'fct_p99_ms')),
-                      f(g('incast', 'dctcp', 'fct_p99_ms')),
-                      f(g('incast', hpcc, 'fct_floor_ms')),
-                      f(None if g('incast', 'dctcp', 'fct_p99_ms') is None
-                        else g('incast', 'dctcp', 'fct_p99_ms') / 2),
-                      f(None if None in (g('incast', 'dctcp', 'fct_p99_ms'),
-                                         g('incast', hpcc, 'fct_floor_ms'))
-                        else g('incast', 'dctcp', 'fct_p99_ms') / 2 -
-                        g('incast', hpcc, 'fct_floor_ms')),
+                      f(g('incast', 'dctcp', 'fct_p50_ms')), f(p99_d), f(floor),
+                      f(None if p99_d is None else p99_d / 2),
+                      'leaves ? ms above the floor' if room is None else
+                      'leaves %.1f ms above the floor' % room if room >= 0 else
+                      'lies %.1f ms below the floor: no CC can meet it here' % -room,
                       f(g('incast', hpcc, 'q_peak_kb')), f(g('incast', hpcc, 'drops'), '{:.0f}')))
         elif name.startswith('utilisation'):
             cause = ('After a flow leaves, the others learn of the free capacity only '
@@ -821,9 +826,18 @@ def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
     return '\n'.join(out)
 
 
-def host_info():
-    """(key, value) facts about the machine that ran the VM (best effort)."""
+def host_info(outdir=None):
+    """(key, value) facts about the machine that ran the VM (best effort).
+    The revision is the one demo.sh recorded when the run started
+    (OUTDIR/host.txt), else the checkout's now."""
     out = []
+    run_rev = None
+    try:
+        with open(os.path.join(outdir or '.', 'host.txt')) as f:
+            run_rev = next((l.split(':', 1)[1].strip() for l in f
+                            if l.startswith('git:')), None)
+    except OSError:
+        pass
     try:
         with open('/proc/cpuinfo') as f:
             model = next((l.split(':', 1)[1].strip() for l in f
@@ -832,8 +846,9 @@ def host_info():
     except OSError:
         pass
     try:
-        rev = subprocess.run(['git', 'describe', '--always', '--dirty'],
-                             capture_output=True, text=True, timeout=10).stdout.strip()
+        rev = run_rev or subprocess.run(['git', 'describe', '--always', '--dirty'],
+                                        capture_output=True, text=True,
+                                        timeout=10).stdout.strip()
         if rev:
             out.append(('git', rev))
     except (OSError, subprocess.SubprocessError):
@@ -958,7 +973,7 @@ def main(argv):
             print('\nplots: ' + ' '.join(os.path.relpath(p, outdir) for p in made))
     if bench_md:
         md = bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs, outdir,
-                            per_run_metrics, host_info(), sweep_labels, causes)
+                            per_run_metrics, host_info(outdir), sweep_labels, causes)
         with open(bench_md, 'w') as f:
             f.write(md)
         print('wrote ' + bench_md)

@@ -73,7 +73,11 @@ args=(--profile "$profile")
 # and the results get noisier. Say so, and keep the host's load with the run.
 # (pgrep -c prints 0 and fails when nothing matches: keep its output only)
 others=$(pgrep -c -f '^[^ ]*qemu-system-x86_64 ' || true)
-{ echo "start: $(uptime)"; echo "other qemu processes at start: ${others:-0}"; } >"$out/host.txt"
+{
+	echo "start: $(uptime)"
+	echo "other qemu processes at start: ${others:-0}"
+	echo "git: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+} >"$out/host.txt"
 if [[ ${others:-0} -gt 0 ]]; then
 	echo "demo: WARNING: $others other qemu process(es) running on this host: expect noisier numbers"
 fi

@@ -211,6 +211,16 @@ class Aggregate(unittest.TestCase):
         self.assertIn('target 90.0 ms leaves 16.7 ms above the floor', ev)
         self.assertIn('p50 0.5 KB, p99 30.0 KB', causes['queue p99 hpcc/dctcp (long flows)'][1])
 
+    def test_incast_target_below_the_floor_is_called_unreachable(self):
+        m = self.m
+        agg = {('incast', 'hpcc', 'fct_p99_ms'): m(200), ('incast', 'dctcp', 'fct_p99_ms'): m(176),
+               ('incast', 'hpcc', 'fct_floor_ms'): m(97)}
+        tgts = A.targets(agg, 'hpcc')
+        (name, _, ev), = A.miss_causes(tgts, agg, 'hpcc', [], A.Env({'base_rtt_ms': '5'}))
+        self.assertTrue(name.startswith('short-flow'))
+        # target 88 ms is 9 ms below the 97 ms floor
+        self.assertIn('target 88.0 ms lies 9.0 ms below the floor: no CC can meet it', ev)
+
     def test_goodput_cause_names_the_best_sweep_setting(self):
         m = self.m
         agg = {('long', 'hpcc', 'goodput'): m(0.70), ('long', 'cubic', 'goodput'): m(0.89),
