@@ -168,6 +168,14 @@ static inline uint64_t hpcc_bdp(uint32_t mbps, uint64_t t_ns)
 			 HPCC_W_SHIFT);
 }
 
+/* qlen / (B T) in U units: a hop's queue as a share of its BDP. */
+static inline uint64_t hpcc_queue_u(uint32_t qlen, uint32_t mbps,
+				    uint64_t t_ns)
+{
+	return hpcc_qdiv((uint64_t)qlen * HPCC_MBPS_PER_BYTE_NS,
+			 (uint64_t)mbps * t_ns, HPCC_U_SHIFT);
+}
+
 /*
  * A new flow's first W. The draft starts at line rate, w_line = B T: right on
  * an idle path, but flows that start together (incast) would each add a
@@ -189,9 +197,7 @@ static inline uint64_t hpcc_law_first_w(const struct hpcc_law_cfg *c,
 	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++) {
 		if (!L[i].rate_mbps || !L[i].qlen)
 			continue;
-		q = hpcc_qdiv((uint64_t)L[i].qlen * HPCC_MBPS_PER_BYTE_NS,
-			      (uint64_t)L[i].rate_mbps * c->t_ns,
-			      HPCC_U_SHIFT);
+		q = hpcc_queue_u(L[i].qlen, L[i].rate_mbps, c->t_ns);
 		if (q > qmax)
 			qmax = q;
 	}
@@ -199,9 +205,9 @@ static inline uint64_t hpcc_law_first_w(const struct hpcc_law_cfg *c,
 		return w_line;
 	if (qmax > HPCC_U_MAX)
 		qmax = HPCC_U_MAX;
+	/* w_sent <= 2^40 and eta <= HPCC_U_ONE (the module caps it): no wrap */
 	if (w_sent > w_line)
 		w_sent = w_line;
-	/* w_sent <= 2^40 and eta <= HPCC_U_ONE (the module caps it): no wrap */
 	if (w_sent > HPCC_W_LIMIT)
 		w_sent = HPCC_W_LIMIT;
 	return hpcc_qdiv(w_sent * c->eta, HPCC_U_ONE + qmax, 0);
@@ -263,9 +269,7 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		if (!dt || dt > HPCC_MAX_GAP_NS || dtx > HPCC_MAX_DTX_BYTES)
 			continue;
 		minq = L[i].qlen < p->qlen ? L[i].qlen : p->qlen;
-		qterm = hpcc_qdiv((uint64_t)minq * HPCC_MBPS_PER_BYTE_NS,
-				  (uint64_t)L[i].rate_mbps * c->t_ns,
-				  HPCC_U_SHIFT);
+		qterm = hpcc_queue_u(minq, L[i].rate_mbps, c->t_ns);
 		rterm = hpcc_qdiv(dtx * HPCC_MBPS_PER_BYTE_NS,
 				  (uint64_t)L[i].rate_mbps * dt, HPCC_U_SHIFT);
 		ui = qterm + rterm;

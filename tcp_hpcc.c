@@ -597,15 +597,19 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	}
 	hpcc_law_cfg(sk, bdp, t_ns, &c);
 	if (!f->telemetry) {
+		u64 w0;
+
 		/* New flows start at line rate as the draft says, unless
 		 * the path already queues; a flow coming back from
 		 * loss-based mode starts where it is.
 		 */
-		u64 sent = (u64)(tp->snd_nxt - tp->snd_una) << HPCC_W_SHIFT;
-		u64 w0 = f->started ? ((u64)tcp_snd_cwnd(tp) * tp->mss_cache)
-				      << HPCC_W_SHIFT :
-				      hpcc_law_first_w(&c, L, n, bdp, sent);
-
+		if (f->started)
+			w0 = ((u64)tcp_snd_cwnd(tp) * tp->mss_cache) <<
+			     HPCC_W_SHIFT;
+		else
+			w0 = hpcc_law_first_w(&c, L, n, bdp,
+					      (u64)(tp->snd_nxt - tp->snd_una) <<
+					      HPCC_W_SHIFT);
 		hpcc_law_start(&f->law, &c, w0, tp->snd_nxt);
 		f->telemetry = true;
 		f->started = true;
