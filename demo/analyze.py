@@ -833,10 +833,10 @@ def host_info(outdir=None):
     out = []
     run_rev = None
     try:
-        with open(os.path.join(outdir or '.', 'host.txt')) as f:
+        with open(os.path.join(outdir, 'host.txt')) as f:
             run_rev = next((l.split(':', 1)[1].strip() for l in f
                             if l.startswith('git:')), None)
-    except OSError:
+    except (OSError, TypeError):
         pass
     try:
         with open('/proc/cpuinfo') as f:
