@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# An unprivileged user's race: TCP_CC_INFO and sock_diag read a connection
+# while TCP_CONGESTION switches it between hpcc and the stack's own
+# congestion controls. ->get_info runs without the socket lock, so it must
+# not follow anything out of icsk_ca_priv. A crash ends the VM (oops=panic);
+# a KASAN report fails the kernel-log gate.
+. "$(dirname "$0")/lib.sh"
+
+module_loaded || load_module || skip_all "tcp_hpcc not loadable"
+secs=${HPCC_RACE_SECONDS:-10}
+ns=ccrace$$
+trap 'ns_del $ns' EXIT
+$IP netns add $ns
+$IP -n $ns link set lo up
+out=$($IP netns exec $ns ./selftests/hpcc_cc_race "$secs" \
+	hpcc cubic hpcc bbr hpcc dctcp hpcc reno)
+rc=$?
+echo "# $out"
+check "cc switches raced by TCP_CC_INFO and sock_diag: every call succeeded" \
+	test $rc -eq 0
+# The race needs the three to overlap many times to mean anything.
+for what in switches cc_info diag_dumps; do
+	n=$(echo "$out" | awk -v k=$what '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }')
+	check "$what ran at least 1000 times ($n)" test "${n:-0}" -ge 1000
+done
+check "hpcc still registered after the race" \
+	grep -qw hpcc /proc/sys/net/ipv4/tcp_available_congestion_control
+tap_finish
