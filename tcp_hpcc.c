@@ -216,6 +216,9 @@ struct hpcc_flow {
 	bool telemetry;			/* the law owns cwnd and pacing */
 	bool started;			/* telemetry has run before */
 	u8 last_flags;			/* hpcc_hdr.flags of the last report */
+	/* Published for get_info(), which runs without the socket lock. */
+	u32 info_u;			/* U << 8, as ss prints it */
+	u32 info_stage;			/* incStage */
 };
 
 /* icsk_ca_priv */
@@ -587,7 +590,7 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	f->next_probe_ns = now;		/* next probe on this very ACK */
 	spin_unlock_bh(&f->lock);
 
-	f->t_us = hpcc_base_rtt_us(sk);
+	WRITE_ONCE(f->t_us, hpcc_base_rtt_us(sk));
 	t_ns = (u64)f->t_us * NSEC_PER_USEC;
 	bmin = hpcc_path_mbps(L, n);
 	bdp = hpcc_bdp(bmin, t_ns);
@@ -611,24 +614,28 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 					      (u64)(tp->snd_nxt - tp->snd_una) <<
 					      HPCC_W_SHIFT);
 		hpcc_law_start(&f->law, &c, w0, tp->snd_nxt);
-		f->telemetry = true;
+		WRITE_ONCE(f->telemetry, true);
 		f->started = true;
 	}
 	hpcc_law_report(&f->law, &c, L, n, seq, tp->snd_nxt);
+	WRITE_ONCE(f->info_u, min_t(u64, f->law.u >> (HPCC_U_SHIFT - 8),
+				    U32_MAX));
+	WRITE_ONCE(f->info_stage, f->law.inc_stage);
 	f->last_report_ns = now;
 	hpcc_count(HPCC_STAT_REPORTS_USED);
 
 	/* R = W / T, bytes/s, never above the bottleneck's capacity */
 	rate = (hpcc_qdiv(f->law.w >> HPCC_W_SHIFT, t_ns, 20) *
 		NSEC_PER_SEC) >> 20;
-	f->pacing_rate = min_t(u64, rate, (u64)bmin * (1000000 / 8));
+	rate = min_t(u64, rate, (u64)bmin * (1000000 / 8));
+	WRITE_ONCE(f->pacing_rate, rate);
 }
 
 static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 
-	f->telemetry = false;
+	WRITE_ONCE(f->telemetry, false);
 	/* Carry on in congestion avoidance from the window in force. */
 	tp->snd_ssthresh = max(tcp_snd_cwnd(tp), 2U);
 }
@@ -779,7 +786,7 @@ static void hpcc_set_state(struct sock *sk, u8 new_state)
 
 	/* An RTO means the path is in trouble: fall back to loss-based. */
 	if (new_state == TCP_CA_Loss && f && f->telemetry)
-		f->telemetry = false;
+		WRITE_ONCE(f->telemetry, false);
 	/* End of loss-based recovery: Reno's cwnd = ssthresh. */
 	if (new_state == TCP_CA_Open && !hpcc_telemetry_on(sk) &&
 	    inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery &&
@@ -793,26 +800,36 @@ static void hpcc_set_state(struct sock *sk, u8 new_state)
  *   bbr_min_rtt      T in use, us
  *   bbr_pacing_gain  U << 8 (ss prints U as a fraction)
  *   bbr_cwnd_gain    incStage << 8 (ss prints incStage)
+ *
+ * Called without the socket lock: tcp_getsockopt(TCP_CC_INFO) holds nothing
+ * and inet_diag only rcu_read_lock(), while a TCP_CONGESTION switch may be
+ * releasing this flow and rewriting icsk_ca_priv with another congestion
+ * control's state. So never read ca->flow here: find the flow as the kfunc
+ * does, in the RCU table, and read a racy but whole snapshot of it.
  */
 static size_t hpcc_get_info(struct sock *sk, u32 ext, int *attr,
 			    union tcp_cc_info *info)
 {
-	const struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
-	u64 bw = 0, u = 0;
+	const struct hpcc_flow *f;
+	u64 bw = 0;
+	u32 u = 0;
 
 	if (!(ext & (1 << (INET_DIAG_BBRINFO - 1))) &&
 	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
 		return 0;
 	memset(&info->bbr, 0, sizeof(info->bbr));
-	if (f && f->telemetry) {
-		bw = f->pacing_rate;
-		u = min_t(u64, f->law.u >> (HPCC_U_SHIFT - 8), U32_MAX);
-		info->bbr.bbr_min_rtt = f->t_us;
-		info->bbr.bbr_cwnd_gain = f->law.inc_stage << 8;
+	rcu_read_lock();
+	f = rhashtable_lookup(&hpcc_flows, &sk, hpcc_flow_params);
+	if (f && READ_ONCE(f->telemetry)) {
+		bw = READ_ONCE(f->pacing_rate);
+		u = READ_ONCE(f->info_u);
+		info->bbr.bbr_min_rtt = READ_ONCE(f->t_us);
+		info->bbr.bbr_cwnd_gain = READ_ONCE(f->info_stage) << 8;
 	}
+	rcu_read_unlock();
 	info->bbr.bbr_bw_lo = (u32)bw;
 	info->bbr.bbr_bw_hi = (u32)(bw >> 32);
-	info->bbr.bbr_pacing_gain = (u32)u;
+	info->bbr.bbr_pacing_gain = u;
 	*attr = INET_DIAG_BBRINFO;
 	return sizeof(info->bbr);
 }
