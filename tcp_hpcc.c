@@ -740,6 +740,16 @@ degraded:
 	hpcc_count(HPCC_STAT_FLOWS_DEGRADED);
 }
 
+/* call_rcu(), not kfree_rcu(): on 6.1 rcu_barrier() in module exit does not
+ * wait for kfree_rcu() batches, and kmem_cache_destroy() would find the
+ * cache still in use.
+ */
+static void hpcc_flow_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(hpcc_flow_cache,
+			container_of(head, struct hpcc_flow, rcu));
+}
+
 static void hpcc_release(struct sock *sk)
 {
 	struct hpcc_ca *ca = inet_csk_ca(sk);
@@ -749,8 +759,8 @@ static void hpcc_release(struct sock *sk)
 		return;
 	ca->flow = NULL;
 	rhashtable_remove_fast(&hpcc_flows, &f->node, hpcc_flow_params);
-	/* A kfunc may still hold f under rcu_read_lock(). */
-	kfree_rcu(f, rcu);
+	/* A kfunc or get_info() may still hold f under rcu_read_lock(). */
+	call_rcu(&f->rcu, hpcc_flow_free_rcu);
 }
 
 static bool hpcc_telemetry_on(const struct sock *sk)
@@ -1002,7 +1012,8 @@ static void __exit hpcc_unregister(void)
 	tcp_unregister_congestion_control(&tcp_hpcc_ops);
 	unregister_pernet_subsys(&hpcc_net_ops);
 	/* Every socket took a module reference, so the table is empty;
-	 * flows released last may still wait for their grace period.
+	 * flows released last may still wait for their grace period, and
+	 * rcu_barrier() waits for their call_rcu() callbacks.
 	 */
 	rhashtable_destroy(&hpcc_flows);
 	rcu_barrier();
