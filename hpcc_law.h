@@ -168,6 +168,27 @@ static inline uint64_t hpcc_bdp(uint32_t mbps, uint64_t t_ns)
 			 HPCC_W_SHIFT);
 }
 
+/*
+ * Pacing rate R = W / T in bytes/s, never above the bottleneck B (Mbit/s).
+ * W is in 1/256 bytes, so R = W * (10^9 / 256) / T_ns, and 10^9 / 256 is
+ * exactly 3906250 (< 2^22): with W at most HPCC_W_LIMIT (2^40) the product
+ * stays below 2^62. (W / T in bytes/ns times 10^9 as one product wraps
+ * once a hop claims some 35 Tbit/s.)
+ */
+#define HPCC_W_NS_TO_BYTES_S	3906250ULL	/* 10^9 >> HPCC_W_SHIFT */
+#define HPCC_BYTES_S_PER_MBPS	125000ULL
+
+static inline uint64_t hpcc_pacing_rate(uint64_t w, uint64_t t_ns,
+					uint32_t bmin_mbps)
+{
+	uint64_t cap = (uint64_t)bmin_mbps * HPCC_BYTES_S_PER_MBPS;
+	uint64_t r;
+
+	w = w < HPCC_W_LIMIT ? w : HPCC_W_LIMIT;
+	r = hpcc_qdiv(w * HPCC_W_NS_TO_BYTES_S, t_ns, 0);
+	return r < cap ? r : cap;
+}
+
 /* qlen / (B T) in U units: a hop's queue as a share of its BDP. */
 static inline uint64_t hpcc_queue_u(uint32_t qlen, uint32_t mbps,
 				    uint64_t t_ns)

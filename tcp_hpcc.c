@@ -240,7 +240,9 @@ static const struct rhashtable_params hpcc_flow_params = {
 
 static struct tcp_congestion_ops tcp_hpcc_ops;
 
-/* T, the base RTT the law normalises by, in us. */
+/* T, the base RTT the law normalises by, in us: within the law's limit,
+ * which a path's own min RTT (a satellite, a stuck queue) can exceed.
+ */
 static u32 hpcc_base_rtt_us(const struct sock *sk)
 {
 	u32 us = READ_ONCE(hpcc_base_rtt);
@@ -249,7 +251,7 @@ static u32 hpcc_base_rtt_us(const struct sock *sk)
 		us = tcp_min_rtt(tcp_sk(sk));
 	if (!us || us == ~0U)
 		return HPCC_DEFAULT_T_US;
-	return us;
+	return min_t(u32, us, HPCC_T_LIMIT_NS / NSEC_PER_USEC);
 }
 
 static u64 hpcc_srtt_ns(const struct tcp_sock *tp)
@@ -575,7 +577,7 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct hpcc_law_cfg c;
 	unsigned int n;
-	u64 t_ns, bdp, rate;
+	u64 t_ns, bdp;
 	u32 bmin, seq;
 
 	if (!READ_ONCE(f->pending))
@@ -624,11 +626,7 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	f->last_report_ns = now;
 	hpcc_count(HPCC_STAT_REPORTS_USED);
 
-	/* R = W / T, bytes/s, never above the bottleneck's capacity */
-	rate = (hpcc_qdiv(f->law.w >> HPCC_W_SHIFT, t_ns, 20) *
-		NSEC_PER_SEC) >> 20;
-	rate = min_t(u64, rate, (u64)bmin * (1000000 / 8));
-	WRITE_ONCE(f->pacing_rate, rate);
+	WRITE_ONCE(f->pacing_rate, hpcc_pacing_rate(f->law.w, t_ns, bmin));
 }
 
 static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)

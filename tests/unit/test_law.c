@@ -614,12 +614,53 @@ static void test_first_w(void)
 	       "first W: no hops, line rate");
 }
 
+/* R = W / T in bytes/s against a double, up to W_LIMIT and 4 Pbit/s. */
+static void test_pacing_rate(void)
+{
+	double worst = 0;
+	int capped_ok = 1, i;
+
+	for (i = 0; i < 100000; i++) {
+		uint64_t w = (uint64_t)rnd_log(1, (double)HPCC_W_LIMIT - 1);
+		uint64_t t = (uint64_t)rnd_log(1000, (double)HPCC_T_LIMIT_NS);
+		uint32_t mbps = (uint32_t)rnd_log(1, 4294967295.0);
+		double want = (double)w / 256 / t * 1e9;
+		double cap = mbps * 125000.0;
+		uint64_t got = hpcc_pacing_rate(w, t, mbps);
+
+		if (want >= cap) {
+			capped_ok &= got == (uint64_t)cap;
+		} else if (fabs(got - want) > 1) {	/* whole bytes/s */
+			double e = fabs(got - want) / want;
+
+			if (e > worst)
+				worst = e;
+		}
+	}
+	tap_ok(worst < 1e-7,
+	       "pacing rate W / T within 1 byte/s or 1e-7 of a double (max %.3g)",
+	       worst);
+	tap_ok(capped_ok, "pacing rate capped at B whenever W / T exceeds it");
+	/* A hop claiming 40 Tbit/s, T = 100 us, W at 4 BDPs: W / T is 2e13
+	 * bytes/s, where W / T * 10^9 as one product wraps.
+	 */
+	tap_ok(hpcc_pacing_rate(4ULL * 500000000 << HPCC_W_SHIFT, 100000,
+				40000000) == 5000000000000ULL,
+	       "40 Tbit/s hop, W = 4 BDP: R = B, no overflow");
+	tap_ok(hpcc_pacing_rate(HPCC_W_LIMIT - 1, 1, 4294967295U) ==
+	       4294967295ULL * 125000,
+	       "largest W over T = 1 ns: R = B");
+	tap_ok(hpcc_pacing_rate(1000 << HPCC_W_SHIFT, 0, 1000) == 125000000,
+	       "T = 0 saturates at B");
+}
+
 int main(void)
 {
 	test_qdiv();
 	test_hand_cases();
 	test_hostile();
 	test_first_w();
+	test_pacing_rate();
 	test_random_vs_model();
 	return tap_done();
 }
