@@ -206,6 +206,11 @@ enum hpcc_counter {
 	HPCC_CNT_QSTAT_CPU_RANGE,	/* > HPCC_MAX_CPUS: partial sums */
 	HPCC_CNT_QSTAT_CONTENDED,	/* slot busy: publish skipped */
 	HPCC_CNT_QSTAT_OTHER_NETNS,	/* ifindex matched, netns did not */
+	/* host: a probe or response whose TCP checksum is wrong (or was
+	 * never filled in): dropped, neither reflected nor delivered.
+	 * Appended, so that older pinned maps keep their indices.
+	 */
+	HPCC_CNT_BAD_CSUM,
 	HPCC_CNT_MAX
 };
 
@@ -239,6 +244,7 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	case HPCC_CNT_QSTAT_CPU_RANGE:	return "qstat_cpu_range";
 	case HPCC_CNT_QSTAT_CONTENDED:	return "qstat_contended";
 	case HPCC_CNT_QSTAT_OTHER_NETNS: return "qstat_other_netns";
+	case HPCC_CNT_BAD_CSUM:		return "bad_csum";
 	}
 	return "?";
 }

@@ -8,8 +8,10 @@
  * Sender: a valid response is handed to tcp_hpcc.ko through its kfunc
  * bpf_hpcc_report() for the local socket it belongs to, then dropped so
  * TCP never sees it.
- * Malformed HPCC candidates are dropped (TCP would discard a segment
- * without ACK/SYN/RST anyway); everything else passes byte-identical.
+ * Both act only on a probe or response whose TCP checksum is right.
+ * Malformed HPCC candidates, and those with a wrong checksum, are dropped
+ * (TCP would discard a segment without ACK/SYN/RST anyway); everything
+ * else passes byte-identical.
  *
  * Works with plain `tc filter add dev X ingress bpf da obj hpcc_host.bpf.o
  * sec tc`: the config map has defaults when unset, and the kfunc is weak.
@@ -135,15 +137,17 @@ static __always_inline __u32 hpcc_report_counter(int ret)
 	}
 }
 
-/* Hand a response to the module. Returns the counter to bump. */
+/* Hand a response, its payload checked and copied to @buf, to the
+ * module. Returns the counter to bump.
+ */
 static __always_inline __u32 hpcc_deliver(struct __sk_buff *skb,
-					  const struct hpcc_pkt *p)
+					  const struct hpcc_pkt *p,
+					  struct hpcc_probe *buf)
 {
 	struct bpf_sock_tuple t = {};
 	struct bpf_sock *sk;
 	struct tcp_sock *tp;
-	struct hpcc_probe *buf;
-	__u32 zero = 0, tlen, cnt;
+	__u32 tlen, cnt;
 	int ret;
 
 	/* The response travels peer -> us: as an incoming packet's tuple
@@ -164,12 +168,6 @@ static __always_inline __u32 hpcc_deliver(struct __sk_buff *skb,
 			return HPCC_CNT_WRITE_FAIL;
 		tlen = sizeof(t.ipv4);
 	}
-
-	buf = bpf_map_lookup_elem(&hpcc_report_buf, &zero);
-	if (!buf)
-		return HPCC_CNT_WRITE_FAIL;
-	if (bpf_skb_load_bytes(skb, p->pay_off, buf, sizeof(*buf)))
-		return HPCC_CNT_TRUNCATED;
 
 	sk = bpf_skc_lookup_tcp(skb, &t, tlen, BPF_F_CURRENT_NETNS, 0);
 	if (!sk)
@@ -195,8 +193,10 @@ int hpcc_host(struct __sk_buff *skb)
 	__u8 resp_dscp = HPCC_DSCP_RESPONSE_DEFAULT;
 	struct hpcc_host_cfg *cfg;
 	struct hpcc_pkt p = {};
+	struct hpcc_probe *buf;
 	struct hpcc_hdr h;
 	__u32 zero = 0, reason = 0;
+	enum hpcc_class cls;
 
 	/* Fast path: anything but a TCP segment without flags. */
 	if (hpcc_parse(skb, &p))
@@ -208,18 +208,31 @@ int hpcc_host(struct __sk_buff *skb)
 		resp_dscp = cfg->resp_dscp;
 	}
 
-	switch (hpcc_classify(skb, &p, probe_dscp, resp_dscp, &h, &reason)) {
-	case HPCC_PKT_OTHER:
+	cls = hpcc_classify(skb, &p, probe_dscp, resp_dscp, &h, &reason);
+	if (cls == HPCC_PKT_OTHER) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_OTHER);
 		return TC_ACT_OK;
-	case HPCC_PKT_MALFORMED:
+	}
+	if (cls == HPCC_PKT_MALFORMED) {
 		hpcc_count(&hpcc_counters, reason);
 		return TC_ACT_SHOT;
-	case HPCC_PKT_RESPONSE:
-		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p));
+	}
+
+	/* A well-formed probe or response: its checksum decides whether we
+	 * act on it, checked on the very bytes the module would get.
+	 */
+	buf = bpf_map_lookup_elem(&hpcc_report_buf, &zero);
+	if (!buf || bpf_skb_load_bytes(skb, p.pay_off, buf, sizeof(*buf))) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;
-	case HPCC_PKT_PROBE:
-		break;
+	}
+	if (!hpcc_tcp_csum_ok(skb, &p, buf)) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_BAD_CSUM);
+		return TC_ACT_SHOT;
+	}
+	if (cls == HPCC_PKT_RESPONSE) {
+		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p, buf));
+		return TC_ACT_SHOT;
 	}
 	if (hpcc_reflect(skb, &p, &h, resp_dscp)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);

@@ -365,6 +365,63 @@ static __always_inline int hpcc_write_payload(struct __sk_buff *skb,
 	return 0;
 }
 
+/* Fold a 32-bit partial sum, as bpf_csum_diff() returns it, to 16 bits. */
+static __always_inline __u32 hpcc_csum_fold(__u64 sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (sum & 0xffff) + (sum >> 16);
+}
+
+/* Is the TCP checksum of candidate @p right? @pay holds its payload, the
+ * HPCC_PROBE_LEN bytes at p->pay_off, loaded by the caller (so that what
+ * is checked is what is used). The sum covers the pseudo-header, the TCP
+ * header with its options and the payload, all in the packet as it is:
+ * a segment corrupted on the way, or forged without filling the field
+ * in, fails. Only HPCC candidates that passed hpcc_classify() get here,
+ * so ordinary traffic never pays for it.
+ */
+static __always_inline bool hpcc_tcp_csum_ok(struct __sk_buff *skb,
+					     const struct hpcc_pkt *p,
+					     const void *pay)
+{
+	__be32 ph[10];		/* addresses, length, protocol */
+	__u8 th[60];		/* the longest TCP header */
+	__u32 thl = p->pay_off - p->l4_off, seglen;
+	__s64 sum;
+
+	if (thl < sizeof(struct hpcc_tcph) || thl > sizeof(th))
+		return false;
+	seglen = thl + HPCC_PROBE_LEN;
+	/* Pseudo-header: the length and protocol words sum the same for
+	 * IPv4 (0, proto, len16) and IPv6 (len32, 0, 0, 0, proto).
+	 */
+	if (p->ipv6) {
+		if (bpf_skb_load_bytes(skb, p->l3_off +
+				       offsetof(struct hpcc_ip6h, saddr),
+				       ph, 32))
+			return false;
+		ph[8] = bpf_htonl(seglen);
+		ph[9] = bpf_htonl(HPCC_IPPROTO_TCP);
+		sum = bpf_csum_diff(NULL, 0, ph, 40, 0);
+	} else {
+		if (bpf_skb_load_bytes(skb, p->l3_off +
+				       offsetof(struct hpcc_iph, saddr),
+				       ph, 8))
+			return false;
+		ph[2] = bpf_htonl(seglen);
+		ph[3] = bpf_htonl(HPCC_IPPROTO_TCP);
+		sum = bpf_csum_diff(NULL, 0, ph, 16, 0);
+	}
+	if (sum < 0 || bpf_skb_load_bytes(skb, p->l4_off, th, thl))
+		return false;
+	sum = bpf_csum_diff(NULL, 0, (__be32 *)th, thl, (__u32)sum);
+	if (sum < 0)
+		return false;
+	sum = bpf_csum_diff(NULL, 0, (__be32 *)pay, HPCC_PROBE_LEN,
+			    (__u32)sum);
+	return sum >= 0 && hpcc_csum_fold(sum) == 0xffff;
+}
+
 /* The first word of struct hpcc_hdr: version, flags, nhops, room. */
 struct hpcc_hdr_word {
 	__u8 version;

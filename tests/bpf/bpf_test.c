@@ -751,6 +751,38 @@ static void test_switch_misc(void)
 	}
 }
 
+/* The switch does not check checksums (the receiving host does): it
+ * stamps a corrupted probe, and the incremental update keeps the sum as
+ * wrong as it was, so the host still drops it.
+ */
+static void test_switch_bad_csum(void)
+{
+	uint64_t before[HPCC_CNT_MAX];
+	struct hpcc_probe pr;
+	struct pkt in;
+	struct run r;
+	bool ok = true;
+
+	port_cfg_set(LO_IFINDEX, 8, 1000, -1);
+	qsnap_set(500, 5000);
+	probe_init(&pr, 1);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	in.b[in.pay + sizeof(struct hpcc_hdr) + 3] ^= 0x20;
+	counters_read(sw_cnt, before);
+	run_prog(sw_prog, &in, &r);
+	ok &= CHECK(!r.err && r.retval == TC_ACT_OK, "retval %d", r.retval);
+	ok &= CHECK(payload_of(&r.out)->hdr.nhops == 2, "nhops %u",
+		    payload_of(&r.out)->hdr.nhops);
+	ok &= CHECK(!tcp_csum_ok(&r.out), "checksum became valid");
+	ok &= CHECK(l4_csum(&r.out, 6) == l4_csum(&in, 6),
+		    "checksum error changed: %#x -> %#x", l4_csum(&in, 6),
+		    l4_csum(&r.out, 6));
+	ok &= counters_moved(sw_cnt, before,
+			     (int[]){ HPCC_CNT_SWITCH_STAMPED, -1 });
+	tap(ok, "switch: a probe with a bad TCP checksum is stamped and stays "
+	    "exactly as wrong");
+}
+
 static void switch_tests(void)
 {
 	sw = hpcc_switch__open_and_load();
@@ -767,6 +799,7 @@ static void switch_tests(void)
 	test_switch_overflow(false);
 	test_switch_overflow(true);
 	test_switch_qsnap_mq();
+	test_switch_bad_csum();
 	test_malformed(sw_prog, sw_cnt, "switch", TC_ACT_OK);
 	test_non_probes(sw_prog, sw_cnt, "switch");
 	test_switch_misc();
@@ -1068,6 +1101,107 @@ static void test_host_responses(void)
 	}
 }
 
+/* Flip @mask in byte @off of a built frame, checksums left as they were. */
+static void corrupt(struct pkt *k, uint32_t off, uint8_t mask)
+{
+	k->b[off] ^= mask;
+}
+
+/* Probes and responses are checked against their TCP checksum before the
+ * host turns one around or hands one to the module: a corrupted or forged
+ * one is dropped and counted, never reflected, never delivered.
+ */
+static void test_host_csum(void)
+{
+	struct pkt_opts po = { .dscp = HPCC_DSCP_PROBE_DEFAULT,
+			       .paylen = HPCC_PROBE_LEN };
+	struct hpcc_probe pr;
+	struct pkt in;
+	struct run r;
+	char name[128];
+	bool ok;
+	int v6;
+
+	for (v6 = 0; v6 <= 1; v6++) {
+		probe_init(&pr, 2);
+		probe_frame(&in, v6, &pr, HPCC_PROBE_LEN,
+			    HPCC_DSCP_PROBE_DEFAULT);
+		corrupt(&in, in.l4 + 16, 0x01);
+		snprintf(name, sizeof(name), "host: IPv%d probe with a wrong TCP "
+			 "checksum dropped, not reflected", v6 ? 6 : 4);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_BAD_CSUM, name);
+
+		probe_frame(&in, v6, &pr, HPCC_PROBE_LEN,
+			    HPCC_DSCP_PROBE_DEFAULT);
+		corrupt(&in, in.pay + sizeof(struct hpcc_hdr) + 5, 0x80);
+		snprintf(name, sizeof(name), "host: IPv%d probe with a flipped "
+			 "hop bit dropped (bad_csum)", v6 ? 6 : 4);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_BAD_CSUM, name);
+
+		pr.hdr.flags = HPCC_F_RESPONSE;
+		response_frame(&in, v6, &pr, v6 ? pkt_ip6_b : pkt_ip4_b,
+			       v6 ? pkt_ip6_a : pkt_ip4_a, 5201, 40000);
+		in.b[in.l4 + 16] = 0;
+		in.b[in.l4 + 17] = 0;
+		snprintf(name, sizeof(name), "host: IPv%d response forged "
+			 "without a checksum dropped, not delivered",
+			 v6 ? 6 : 4);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_BAD_CSUM, name);
+
+		response_frame(&in, v6, &pr, v6 ? pkt_ip6_b : pkt_ip4_b,
+			       v6 ? pkt_ip6_a : pkt_ip4_a, 5201, 40000);
+		corrupt(&in, in.pay + 4, 0x10);		/* nonce */
+		snprintf(name, sizeof(name), "host: IPv%d response with a "
+			 "corrupted nonce dropped (bad_csum)", v6 ? 6 : 4);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_BAD_CSUM, name);
+
+		/* The pseudo-header: a changed address is caught too. */
+		response_frame(&in, v6, &pr, v6 ? pkt_ip6_b : pkt_ip4_b,
+			       v6 ? pkt_ip6_a : pkt_ip4_a, 5201, 40000);
+		corrupt(&in, in.l3 + (v6 ? 8 + 15 : 12 + 3), 0x04);
+		if (!v6) {	/* a router would fix the IP header's */
+			put16(in.b + in.l3 + 10, 0);
+			put16(in.b + in.l3 + 10, csum_fold_(
+				csum_add_buf(0, in.b + in.l3, 20)));
+		}
+		snprintf(name, sizeof(name), "host: IPv%d response from a "
+			 "changed source address dropped (bad_csum)",
+			 v6 ? 6 : 4);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_BAD_CSUM, name);
+	}
+
+	/* Options on either header are summed where they are. */
+	probe_init(&pr, 1);
+	po.payload = &pr;
+	po.tcp_opt_words = 3;
+	po.ip_opt_words = 2;
+	pkt_build(&in, &po);
+	run_prog(host_prog, &in, &r);
+	ok = CHECK(!r.err && r.retval == TC_ACT_REDIRECT, "retval %d",
+		   r.retval);
+	ok &= CHECK(payload_of(&r.out)->hdr.flags == HPCC_F_RESPONSE, "flags");
+	ok &= csums_ok(&r.out);
+	tap(ok, "host: probe with IPv4 and TCP options reflected, checksums "
+	    "valid");
+	po.v6 = true;
+	po.tcp_opt_words = 10;		/* the most: a 60-byte TCP header */
+	pkt_build(&in, &po);
+	run_prog(host_prog, &in, &r);
+	ok = CHECK(!r.err && r.retval == TC_ACT_REDIRECT, "retval %d",
+		   r.retval);
+	ok &= csums_ok(&r.out);
+	tap(ok, "host: IPv6 probe with 40 bytes of TCP options reflected");
+	corrupt(&in, in.l4 + 59, 0x02);		/* the last option byte */
+	expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+			 HPCC_CNT_BAD_CSUM, "host: IPv6 probe with a corrupted "
+			 "TCP option dropped (bad_csum)");
+}
+
 static void host_tests(void)
 {
 	have_module = kfunc_present();
@@ -1084,6 +1218,7 @@ static void host_tests(void)
 	test_host_reflect(true);
 	test_host_custom_dscp();
 	test_host_responses();
+	test_host_csum();
 	test_malformed(host_prog, host_cnt, "host", TC_ACT_SHOT);
 	test_non_probes(host_prog, host_cnt, "host");
 	hpcc_host__destroy(host);

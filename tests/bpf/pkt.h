@@ -29,6 +29,7 @@ struct pkt_opts {
 	uint8_t tcp_flags;
 	uint8_t proto;		/* 0 = TCP */
 	uint8_t ip_opt_words;	/* IPv4 options, 4-byte words (NOPs) */
+	uint8_t tcp_opt_words;	/* TCP options, 4-byte words (NOPs) */
 	bool v6_hbh;		/* IPv6 hop-by-hop extension header */
 	uint16_t sport, dport;
 	const void *payload;
@@ -113,7 +114,7 @@ static inline bool tcp_csum_ok(const struct pkt *k)
 static inline uint32_t pkt_build(struct pkt *k, const struct pkt_opts *o)
 {
 	uint8_t proto = o->proto ? o->proto : 6;
-	uint32_t l4hl = proto == 6 ? 20 : 8, l3hl, l4len;
+	uint32_t l4hl = proto == 6 ? 20 + 4 * o->tcp_opt_words : 8, l3hl, l4len;
 	uint8_t *p;
 
 	memset(k, 0, sizeof(*k));
@@ -169,9 +170,10 @@ static inline uint32_t pkt_build(struct pkt *k, const struct pkt_opts *o)
 	if (proto == 6) {
 		p[4] = 0x11;		/* seq */
 		p[8] = 0x22;		/* ack_seq */
-		p[12] = 5 << 4;
+		p[12] = (l4hl / 4) << 4;
 		p[13] = o->tcp_flags;
 		put16(p + 14, 512);
+		memset(p + 20, 1, l4hl - 20);			/* NOPs */
 	} else {
 		put16(p + 4, l4len);
 	}
