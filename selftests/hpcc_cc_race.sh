@@ -13,16 +13,20 @@ ns=ccrace$$
 trap 'ns_del $ns' EXIT
 $IP netns add $ns
 $IP -n $ns link set lo up
+# bbr and dctcp leave non-zero words where hpcc keeps its flow pointer,
+# cubic and reno zeros: the first two make a stale read fault.
 out=$($IP netns exec $ns ./selftests/hpcc_cc_race "$secs" \
-	hpcc cubic hpcc bbr hpcc dctcp hpcc reno)
+	hpcc bbr hpcc dctcp hpcc bbr hpcc dctcp hpcc cubic hpcc reno)
 rc=$?
 echo "# $out"
 check "cc switches raced by TCP_CC_INFO and sock_diag: every call succeeded" \
 	test $rc -eq 0
-# The race needs the three to overlap many times to mean anything.
-for what in switches cc_info diag_dumps; do
-	n=$(echo "$out" | awk -v k=$what '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }')
-	check "$what ran at least 1000 times ($n)" test "${n:-0}" -ge 1000
+# The race needs the three to overlap many times to mean anything; a
+# sock_diag dump is much slower than the other two.
+for what in switches:10000 cc_info:10000 diag_dumps:100; do
+	n=$(echo "$out" | awk -v k=${what%:*} '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }')
+	check "${what%:*} ran at least ${what#*:} times ($n)" \
+		test "${n:-0}" -ge ${what#*:}
 done
 check "hpcc still registered after the race" \
 	grep -qw hpcc /proc/sys/net/ipv4/tcp_available_congestion_control
