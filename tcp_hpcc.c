@@ -46,6 +46,7 @@
 #include <net/ip6_checksum.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <net/tcp.h>
 
 #include "hpcc_law.h"
@@ -263,18 +264,34 @@ static u64 hpcc_srtt_ns(const struct tcp_sock *tp)
 
 /* ---- probes ---------------------------------------------------------------- */
 
-/* probe_limit per second, shared by all flows, counted per jiffy. */
-static atomic_t hpcc_probe_budget_used;
-static unsigned long hpcc_probe_budget_stamp;
+/*
+ * probe_limit per second per network namespace, so that one tenant's flows
+ * cannot use up another's. A generic cell rate algorithm: each probe moves
+ * the namespace's theoretical arrival time on by 1 / probe_limit, and a
+ * probe is allowed while that time is at most HPCC_PROBE_BURST_NS ahead of
+ * now. Any rate is honoured, including those below HZ.
+ */
+#define HPCC_PROBE_BURST_NS	(4 * NSEC_PER_MSEC)
 
-static bool hpcc_probe_budget(void)
+struct hpcc_net {
+	atomic64_t probe_tat;		/* ns, ktime_get_ns() clock */
+};
+
+static unsigned int hpcc_net_id __read_mostly;
+
+static bool hpcc_probe_budget(const struct sock *sk)
 {
-	unsigned long now = jiffies, last = READ_ONCE(hpcc_probe_budget_stamp);
-	unsigned int per_jiffy = max(1U, READ_ONCE(hpcc_probe_limit) / HZ);
+	struct hpcc_net *hn = net_generic(sock_net(sk), hpcc_net_id);
+	u32 interval = NSEC_PER_SEC / READ_ONCE(hpcc_probe_limit);
+	s64 now = ktime_get_ns(), tat, next;
 
-	if (now != last && cmpxchg(&hpcc_probe_budget_stamp, last, now) == last)
-		atomic_set(&hpcc_probe_budget_used, 0);
-	return atomic_inc_return(&hpcc_probe_budget_used) <= per_jiffy;
+	do {
+		tat = atomic64_read(&hn->probe_tat);
+		if (tat - now > HPCC_PROBE_BURST_NS)
+			return false;
+		next = max(tat, now) + interval;
+	} while (atomic64_cmpxchg(&hn->probe_tat, tat, next) != tat);
+	return true;
 }
 
 /* A flagless TCP segment: same 5-tuple as the flow, never GSO, payload one
@@ -366,6 +383,14 @@ static bool hpcc_sk_is_v4(const struct sock *sk)
 	return true;
 }
 
+/* Forget the outstanding probe: a late response to it is stale. */
+static void hpcc_clear_nonce(struct hpcc_flow *f)
+{
+	spin_lock_bh(&f->lock);
+	f->probe_nonce = 0;
+	spin_unlock_bh(&f->lock);
+}
+
 /*
  * One probe per flow outstanding, sent while data is in flight: the next
  * goes out on the first ACK after the response, or after a timeout of a few
@@ -389,12 +414,16 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 	    (s64)(now - f->next_probe_ns) < 0)
 		return;
 	if (READ_ONCE(f->probe_nonce)) {
-		/* The previous probe is overdue: count it lost. */
+		/* The previous probe is overdue: count it lost, once. */
 		hpcc_count(HPCC_STAT_PROBES_LOST);
 		if (f->unanswered < HPCC_PROBE_MAX_BACKOFF)
 			f->unanswered++;
+		hpcc_clear_nonce(f);
 	}
-	if (!hpcc_probe_budget()) {
+	/* A probe refused here never left: it is neither lost nor a reason
+	 * to back off, only retried an RTT later.
+	 */
+	if (!hpcc_probe_budget(sk)) {
 		hpcc_count(HPCC_STAT_PROBES_LIMITED);
 		f->next_probe_ns = now + hpcc_srtt_ns(tp);
 		return;
@@ -403,6 +432,7 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 	skb = hpcc_build_probe(sk, nonce, now);
 	if (!skb) {
 		hpcc_count(HPCC_STAT_PROBE_ERRORS);
+		f->next_probe_ns = now + hpcc_srtt_ns(tp);
 		return;
 	}
 	timeout = max_t(u64, HPCC_PROBE_TIMEOUT_RTTS * hpcc_srtt_ns(tp),
@@ -421,7 +451,14 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 #endif
 		err = hpcc_xmit_probe_v4(sk, skb, tos);
 	/* > 0: dropped or congested by a local qdisc, as data may be */
-	hpcc_count(err < 0 ? HPCC_STAT_PROBE_ERRORS : HPCC_STAT_PROBES_SENT);
+	if (err >= 0) {
+		hpcc_count(HPCC_STAT_PROBES_SENT);
+		return;
+	}
+	/* No route: the probe never left, so it cannot be lost either. */
+	hpcc_count(HPCC_STAT_PROBE_ERRORS);
+	hpcc_clear_nonce(f);
+	f->next_probe_ns = now + hpcc_srtt_ns(tp);
 }
 
 /* ---- the kfunc ------------------------------------------------------------- */
@@ -946,6 +983,8 @@ static void __net_exit hpcc_net_exit(struct net *net)
 static struct pernet_operations hpcc_net_ops = {
 	.init = hpcc_net_init,
 	.exit = hpcc_net_exit,
+	.id = &hpcc_net_id,
+	.size = sizeof(struct hpcc_net),
 };
 
 /* ---- module ---------------------------------------------------------------- */
