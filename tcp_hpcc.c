@@ -165,6 +165,7 @@ enum hpcc_stat {
 	HPCC_STAT_REJECT_NOT_HPCC,	/* -EOPNOTSUPP */
 	HPCC_STAT_REJECT_NO_STATE,	/* -ENOBUFS */
 	HPCC_STAT_REJECT_NONCE,		/* -ESTALE */
+	HPCC_STAT_REJECT_OVERFLOW,	/* -E2BIG */
 	HPCC_STAT_TELEMETRY_TIMEOUTS,	/* flows that fell back */
 	HPCC_STAT_MAX
 };
@@ -174,7 +175,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"ProbesLimited", "ProbeErrors", "ReportsAccepted", "ReportsUsed",
 	"ReportsNoCapacity", "RejectSize", "RejectVersion", "RejectHops",
 	"RejectFlags", "RejectSocket", "RejectNotHpcc", "RejectNoState",
-	"RejectNonce", "TelemetryTimeouts",
+	"RejectNonce", "RejectOverflow", "TelemetryTimeouts",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -197,10 +198,9 @@ struct hpcc_flow {
 	possible_net_t net;
 	struct rcu_head rcu;
 
-	spinlock_t lock;
+	spinlock_t lock;		/* the fields up to law */
 	bool pending;			/* report[] holds an unconsumed report */
 	u8 pending_nhops;
-	u8 pending_flags;
 	u32 pending_seq;		/* probe_seq of the pending report */
 	u32 probe_nonce;		/* outstanding probe, 0: none */
 	u32 probe_seq;			/* snd_nxt when it left */
@@ -216,7 +216,6 @@ struct hpcc_flow {
 	u32 unanswered;			/* probes lost in a row */
 	bool telemetry;			/* the law owns cwnd and pacing */
 	bool started;			/* telemetry has run before */
-	u8 last_flags;			/* hpcc_hdr.flags of the last report */
 	/* Published for get_info(), which runs without the socket lock. */
 	u32 info_u;			/* U << 8, as ss prints it */
 	u32 info_stage;			/* incStage */
@@ -387,7 +386,7 @@ static bool hpcc_sk_is_v4(const struct sock *sk)
 static void hpcc_clear_nonce(struct hpcc_flow *f)
 {
 	spin_lock_bh(&f->lock);
-	f->probe_nonce = 0;
+	WRITE_ONCE(f->probe_nonce, 0);
 	spin_unlock_bh(&f->lock);
 }
 
@@ -438,7 +437,7 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 	timeout = max_t(u64, HPCC_PROBE_TIMEOUT_RTTS * hpcc_srtt_ns(tp),
 			HPCC_PROBE_MIN_TIMEOUT);
 	spin_lock_bh(&f->lock);
-	f->probe_nonce = nonce;
+	WRITE_ONCE(f->probe_nonce, nonce);
 	f->probe_seq = tp->snd_nxt;
 	f->probe_sent_ns = now;
 	spin_unlock_bh(&f->lock);
@@ -487,6 +486,9 @@ static void hpcc_count_reject(int err)
 	case -ESTALE:
 		hpcc_count(HPCC_STAT_REJECT_NONCE);
 		break;
+	case -E2BIG:
+		hpcc_count(HPCC_STAT_REJECT_OVERFLOW);
+		break;
 	default:
 		hpcc_count(HPCC_STAT_REJECT_SOCKET);
 	}
@@ -523,10 +525,9 @@ static int hpcc_stash_report(struct sock *sk, const struct hpcc_probe *p)
 		s->tx_bytes = be64_to_cpu(h->tx_bytes);
 	}
 	f->pending_nhops = p->hdr.nhops;
-	f->pending_flags = p->hdr.flags;
 	f->pending_seq = f->probe_seq;
 	f->probe_rtt_ns = tcp_clock_ns() - f->probe_sent_ns;
-	f->probe_nonce = 0;		/* one response per probe */
+	WRITE_ONCE(f->probe_nonce, 0);	/* one response per probe */
 	WRITE_ONCE(f->pending, true);
 unlock:
 	spin_unlock_bh(&f->lock);
@@ -548,7 +549,9 @@ __diag_ignore_all("-Wmissing-prototypes",
  * Validates the report and stashes it for the flow's next ACK. Writes
  * nothing to the socket. Return: 0, or -EINVAL (no socket), -EMSGSIZE,
  * -EPROTONOSUPPORT, -ERANGE, -EBADMSG (see hpcc_wire_check(); -EBADMSG also
- * for a probe that is not a response), -EOPNOTSUPP (the socket does not use
+ * for a probe that is not a response), -E2BIG (HPCC_F_OVERFLOW: the path has
+ * more hops than the probe had room for, so the bottleneck may be one that
+ * could not stamp), -EOPNOTSUPP (the socket does not use
  * hpcc), -ENOBUFS (hpcc without per-flow state), -ESTALE (the nonce does not
  * echo the flow's outstanding probe). A rejected report changes nothing.
  */
@@ -564,6 +567,8 @@ noinline int bpf_hpcc_report(struct tcp_sock *tp, void *report,
 		err = hpcc_wire_check(&p->hdr, report__sz);
 	if (!err && !(p->hdr.flags & HPCC_F_RESPONSE))
 		err = -EBADMSG;
+	if (!err && (p->hdr.flags & HPCC_F_OVERFLOW))
+		err = -E2BIG;
 	if (!err)
 		err = hpcc_stash_report((struct sock *)tp, p);
 	if (err)
@@ -623,8 +628,7 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	n = f->pending_nhops;
 	seq = f->pending_seq;
 	memcpy(L, f->report, n * sizeof(L[0]));
-	f->last_flags = f->pending_flags;
-	f->pending = false;
+	WRITE_ONCE(f->pending, false);
 	f->unanswered = 0;
 	f->next_probe_ns = now;		/* next probe on this very ACK */
 	spin_unlock_bh(&f->lock);

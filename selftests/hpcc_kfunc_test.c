@@ -30,7 +30,7 @@
 
 enum {
 	R_SIZE, R_VERSION, R_HOPS, R_NOT_RESPONSE, R_NONCE, R_NOT_HPCC,
-	R_VALID1, R_REPLAY, R_VALID2, R_MAX
+	R_OVERFLOW, R_VALID1, R_REPLAY, R_VALID2, R_MAX
 };
 
 static struct hpcc_hop hop(uint32_t id, uint64_t ts, uint64_t tx, uint32_t q,
@@ -192,6 +192,9 @@ int main(void)
 	tap_ok(r[R_NONCE] == -ESTALE, "wrong nonce refused: %d", r[R_NONCE]);
 	tap_ok(r[R_NOT_HPCC] == -EOPNOTSUPP,
 	       "report for a cubic socket refused: %d", r[R_NOT_HPCC]);
+	tap_ok(r[R_OVERFLOW] == -E2BIG,
+	       "report of a path longer than the hop room refused: %d",
+	       r[R_OVERFLOW]);
 	tap_ok(r[R_VALID1] == 0, "valid report accepted: %d", r[R_VALID1]);
 	tap_ok(r[R_REPLAY] == -ESTALE, "replayed report refused: %d",
 	       r[R_REPLAY]);

@@ -21,7 +21,7 @@ extern int bpf_hpcc_report(struct tcp_sock *tp, void *report,
 
 enum {
 	R_SIZE, R_VERSION, R_HOPS, R_NOT_RESPONSE, R_NONCE, R_NOT_HPCC,
-	R_VALID1, R_REPLAY, R_VALID2, R_MAX
+	R_OVERFLOW, R_VALID1, R_REPLAY, R_VALID2, R_MAX
 };
 
 /* set by the test */
@@ -117,6 +117,11 @@ int kfunc_test(struct __sk_buff *skb)
 		result[R_NONCE] = report(skb, &to_client, sizeof(buf));
 		buf.hdr.nonce = nonce;
 		result[R_NOT_HPCC] = report(skb, &to_server, sizeof(buf));
+		/* a full probe whose path had more hops than room */
+		buf.hdr.nhops = HPCC_MAX_HOPS;
+		buf.hdr.flags = HPCC_F_RESPONSE | HPCC_F_OVERFLOW;
+		result[R_OVERFLOW] = report(skb, &to_client, sizeof(buf));
+		buf.hdr.flags = HPCC_F_RESPONSE;
 		buf.hdr.nhops = nhops;
 		__builtin_memcpy(buf.hop, hops1, sizeof(hops1));
 		result[R_VALID1] = report(skb, &to_client, sizeof(buf));
