@@ -2,13 +2,15 @@
 # Build an uncompressed cpio initramfs for scripts/vm-run.sh:
 # busybox + the real iproute2/bpftool/iperf3 (with their shared libraries),
 # the kernel modules the tests need (dependencies from modules.dep,
-# decompressed for busybox insmod), scripts/vm-init.sh as /init, and
-# --include paths under /hpcc.
+# decompressed for busybox insmod), scripts/vm-init.sh as /init, the kernel
+# log scanner scripts/klog-check.sh as /usr/bin/klog-check.sh, and --include
+# paths under /hpcc.
 #
 # usage: scripts/mkinitramfs.sh -o OUT.cpio [--kver KVER] [--module NAME]...
 #            [--include SRC[:DST]]... [--file SRC:/ABS/DST]...
 #   --kver     kernel whose modules to ship (default: newest /boot/vmlinuz-6.1.*)
-#   --moddir   that kernel's module tree (default: /lib/modules/KVER)
+#   --moddir   that kernel's module tree (default: /lib/modules/KVER); it
+#              needs modules.dep, and modules.builtin to skip built-ins
 #   --module   extra module to ship and load at boot (with its dependencies)
 #   --include  copy file/dir SRC to /hpcc/DST (default DST: basename of SRC)
 #   --file     copy file SRC to absolute path DST in the image
@@ -177,6 +179,8 @@ done
 
 # --- init, extra files, includes ------------------------------------------
 install -m 755 "$here/vm-init.sh" "$root/init"
+# The selftest runner's kernel log gate.
+install -m 755 "$here/klog-check.sh" "$root/usr/bin/klog-check.sh"
 
 for spec in "${files[@]}"; do
 	src=${spec%%:*}; dst=${spec#*:}
