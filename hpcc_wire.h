@@ -110,6 +110,9 @@ static inline int hpcc_wire_check(const struct hpcc_hdr *h, __u32 len)
  * An entry never written by userspace is all zero: defaults apply.
  */
 #define HPCC_CFG_F_DSCP		0x0001	/* probe_dscp/resp_dscp are set */
+#define HPCC_CFG_F_RAW_IP	0x0002	/* the device has no link-layer
+					 * header (tun, wireguard, ipip...)
+					 */
 
 struct hpcc_host_cfg {
 	__u8 probe_dscp;
@@ -127,6 +130,7 @@ struct hpcc_host_cfg {
  */
 #define HPCC_PORT_F_PORT_ID	0x0001	/* port_id is set, else the ifindex */
 #define HPCC_PORT_F_DSCP	0x0002	/* probe_dscp/resp_dscp are set */
+#define HPCC_PORT_F_RAW_IP	0x0004	/* as HPCC_CFG_F_RAW_IP */
 
 struct hpcc_port_cfg {
 	__u32 switch_id;

@@ -4,7 +4,9 @@
  *
  * Receiver: a valid probe is turned into a response in place (MACs,
  * addresses and ports swapped, HPCC_F_RESPONSE, response DSCP, fresh TTL)
- * and sent back out of the device it came in on.
+ * and sent back out of the device it came in on. Ethernet devices (with
+ * in-band VLAN tags or not) and raw IP devices (tun, wireguard, ipip...)
+ * alike; see hpcc_link_of().
  * Sender: a valid response is handed to tcp_hpcc.ko through its kfunc
  * bpf_hpcc_report() for the local socket it belongs to, then dropped so
  * TCP never sees it.
@@ -91,7 +93,8 @@ static __always_inline int hpcc_reflect(struct __sk_buff *skb,
 	__u8 a[16], b[16];
 	__u32 addr_off, alen;
 
-	hpcc_swap(skb, 0, 6, a, b);				/* MACs */
+	if (p->eth)
+		hpcc_swap(skb, 0, 6, a, b);			/* MACs */
 	if (p->ipv6) {
 		addr_off = p->l3_off + offsetof(struct hpcc_ip6h, saddr);
 		alen = 16;
@@ -196,13 +199,20 @@ int hpcc_host(struct __sk_buff *skb)
 	struct hpcc_probe *buf;
 	struct hpcc_hdr h;
 	__u32 zero = 0, reason = 0;
+	enum hpcc_link link;
 	enum hpcc_class cls;
 
 	/* Fast path: anything but a TCP segment without flags. */
-	if (hpcc_parse(skb, &p))
+	link = hpcc_link_of(skb);
+	if (link == HPCC_LINK_NONE)
+		return TC_ACT_OK;
+	cfg = bpf_map_lookup_elem(&hpcc_host_cfg, &zero);
+	if (link == HPCC_LINK_EITHER)
+		link = cfg && (cfg->flags & HPCC_CFG_F_RAW_IP) ?
+		       HPCC_LINK_RAW_IP : HPCC_LINK_ETH;
+	if (hpcc_parse(skb, &p, link == HPCC_LINK_RAW_IP))
 		return TC_ACT_OK;
 
-	cfg = bpf_map_lookup_elem(&hpcc_host_cfg, &zero);
 	if (cfg && (cfg->flags & HPCC_CFG_F_DSCP)) {
 		probe_dscp = cfg->probe_dscp;
 		resp_dscp = cfg->resp_dscp;

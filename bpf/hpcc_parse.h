@@ -32,6 +32,8 @@
 
 #define HPCC_ETH_P_IP		0x0800
 #define HPCC_ETH_P_IPV6		0x86DD
+#define HPCC_ETH_P_8021Q	0x8100
+#define HPCC_ETH_P_8021AD	0x88A8
 #define HPCC_IPPROTO_TCP	6
 #define HPCC_IP_MF		0x2000
 #define HPCC_IP_OFFSET		0x1FFF
@@ -48,12 +50,19 @@
 #endif
 
 #define HPCC_ETH_HLEN		14
+#define HPCC_VLAN_HLEN		4
+#define HPCC_MAX_VLAN_TAGS	2	/* 802.1ad + 802.1Q (QinQ) */
 
 struct hpcc_eth {
 	__u8 dst[6];
 	__u8 src[6];
 	__be16 proto;
 } __attribute__((packed));
+
+struct hpcc_vlan {
+	__be16 tci;
+	__be16 proto;		/* the EtherType after the tag */
+};
 
 struct hpcc_iph {
 	__u8 ver_ihl;
@@ -89,7 +98,9 @@ struct hpcc_tcph {
 	__be16 urg_ptr;
 };
 
-/* Where things are in an HPCC candidate. Offsets from the MAC header. */
+/* Where things are in an HPCC candidate. Offsets from skb->data: the
+ * Ethernet header, or the IP header on a raw IP device.
+ */
 struct hpcc_pkt {
 	__u32 l3_off;
 	__u32 l4_off;
@@ -97,6 +108,15 @@ struct hpcc_pkt {
 	__u32 pay_len;		/* as claimed by the IP header */
 	__u8 ipv6;
 	__u8 dscp;
+	__u8 eth;		/* MAC addresses at offsets 0 and 6 */
+};
+
+/* What the start of a packet is, from the packet and skb->protocol. */
+enum hpcc_link {
+	HPCC_LINK_NONE = 0,	/* neither fits: no IP packet of ours */
+	HPCC_LINK_ETH,		/* an Ethernet header */
+	HPCC_LINK_RAW_IP,	/* the IP header (tun, wireguard, ipip...) */
+	HPCC_LINK_EITHER,	/* both fit: the device's config decides */
 };
 
 enum hpcc_class {
@@ -144,35 +164,96 @@ static __always_inline int hpcc_need_linear(struct __sk_buff *skb, __u32 len)
 	return bpf_skb_pull_data(skb, len) ? -1 : 0;
 }
 
+/* The link layer, told from the packet itself. tc hands a program the
+ * packet from its link-layer header: an Ethernet header on Ethernet
+ * devices (veth, VLAN devices, bridges...), nothing on L3 devices (tun,
+ * wireguard, ipip, sit, ip6tnl, gre with a fixed remote), where it starts
+ * at the IP header. skb->protocol is set either way, so:
+ *  - Ethernet fits when the EtherType at offset 12 is skb->protocol (true
+ *    of every Ethernet frame at tc, in-band VLAN tags included);
+ *  - raw IP fits when skb->protocol is IPv4/IPv6 and the first nibble is
+ *    that IP version.
+ * Both fit by coincidence only (a destination MAC starting with 0x4X/0x6X,
+ * an IPv4 source in 8.0.0.0/16...): then the device's config, which
+ * hpcc-probe sets from the device type, decides, and without config it is
+ * Ethernet, as before raw IP devices were supported. Costs no map lookup
+ * when the packet alone tells.
+ */
+static __always_inline enum hpcc_link hpcc_link_of(struct __sk_buff *skb)
+{
+	void *data = hpcc_data(skb), *data_end = hpcc_data_end(skb);
+	__be16 proto = skb->protocol;
+	bool eth = false, ip;
+	__u8 v;
+
+	if (data + 1 > data_end)
+		return HPCC_LINK_NONE;
+	v = *(__u8 *)data >> 4;
+	ip = (proto == bpf_htons(HPCC_ETH_P_IP) && v == 4) ||
+	     (proto == bpf_htons(HPCC_ETH_P_IPV6) && v == 6);
+	if (data + HPCC_ETH_HLEN <= data_end)
+		eth = ((struct hpcc_eth *)data)->proto == proto;
+	if (eth)
+		return ip ? HPCC_LINK_EITHER : HPCC_LINK_ETH;
+	return ip ? HPCC_LINK_RAW_IP : HPCC_LINK_NONE;
+}
+
 /* Cheap shape test done on every packet: is it a TCP segment with no
  * control flags (IPv4 without fragmentation, IPv6 without extension
- * headers)? Anything else is no HPCC candidate. Fills @p on success.
+ * headers)? Anything else is no HPCC candidate. @raw_ip: the packet
+ * starts at its IP header, else at an Ethernet header, which may carry up
+ * to HPCC_MAX_VLAN_TAGS in-band VLAN tags (tc sees the outer tag of a
+ * QinQ frame offloaded, the inner one in the packet). Fills @p on
+ * success.
  */
 static __always_inline int hpcc_parse(struct __sk_buff *skb,
-				      struct hpcc_pkt *p)
+				      struct hpcc_pkt *p, bool raw_ip)
 {
 	void *data, *data_end;
-	struct hpcc_eth *eth;
 	struct hpcc_tcph *th;
-	__u32 l3_len, iphl, thl, l4_off;
+	__u32 l3_len, iphl, thl, l3_off, l4_off, i;
 	__u16 proto;
 
 	data = hpcc_data(skb);
 	data_end = hpcc_data_end(skb);
-	eth = data;
-	if ((void *)(eth + 1) > data_end)
-		return -1;
-	proto = bpf_ntohs(eth->proto);
-	p->l3_off = HPCC_ETH_HLEN;
+	if (raw_ip) {
+		proto = bpf_ntohs(skb->protocol);
+		l3_off = 0;
+	} else {
+		struct hpcc_eth *eth = data;
+
+		if ((void *)(eth + 1) > data_end)
+			return -1;
+		proto = bpf_ntohs(eth->proto);
+		l3_off = HPCC_ETH_HLEN;
+		for (i = 0; i < HPCC_MAX_VLAN_TAGS; i++) {
+			struct hpcc_vlan *vh;
+
+			if (proto != HPCC_ETH_P_8021Q &&
+			    proto != HPCC_ETH_P_8021AD)
+				break;
+			if (hpcc_need_linear(skb, l3_off + sizeof(*vh)))
+				return -1;
+			data = hpcc_data(skb);
+			data_end = hpcc_data_end(skb);
+			vh = data + l3_off;
+			if ((void *)(vh + 1) > data_end)
+				return -1;
+			proto = bpf_ntohs(vh->proto);
+			l3_off += sizeof(*vh);
+		}
+	}
+	p->l3_off = l3_off;
+	p->eth = !raw_ip;
 
 	if (proto == HPCC_ETH_P_IP) {
 		struct hpcc_iph *iph;
 
-		if (hpcc_need_linear(skb, HPCC_ETH_HLEN + sizeof(*iph)))
+		if (hpcc_need_linear(skb, l3_off + sizeof(*iph)))
 			return -1;
 		data = hpcc_data(skb);
 		data_end = hpcc_data_end(skb);
-		iph = data + HPCC_ETH_HLEN;
+		iph = data + l3_off;
 		if ((void *)(iph + 1) > data_end)
 			return -1;
 		if ((iph->ver_ihl >> 4) != 4 ||
@@ -188,11 +269,11 @@ static __always_inline int hpcc_parse(struct __sk_buff *skb,
 	} else if (proto == HPCC_ETH_P_IPV6) {
 		struct hpcc_ip6h *ip6h;
 
-		if (hpcc_need_linear(skb, HPCC_ETH_HLEN + sizeof(*ip6h)))
+		if (hpcc_need_linear(skb, l3_off + sizeof(*ip6h)))
 			return -1;
 		data = hpcc_data(skb);
 		data_end = hpcc_data_end(skb);
-		ip6h = data + HPCC_ETH_HLEN;
+		ip6h = data + l3_off;
 		if ((void *)(ip6h + 1) > data_end)
 			return -1;
 		/* No extension headers: a probe's next header is TCP. */
@@ -208,7 +289,7 @@ static __always_inline int hpcc_parse(struct __sk_buff *skb,
 	}
 
 	/* Kept in a local so the verifier sees its bound (iphl <= 60). */
-	l4_off = HPCC_ETH_HLEN + iphl;
+	l4_off = l3_off + iphl;
 	if (hpcc_need_linear(skb, l4_off + sizeof(*th)))
 		return -1;
 	data = hpcc_data(skb);

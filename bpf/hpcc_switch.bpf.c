@@ -438,16 +438,31 @@ int hpcc_switch(struct __sk_buff *skb)
 {
 	__u8 probe_dscp = HPCC_DSCP_PROBE_DEFAULT;
 	__u8 resp_dscp = HPCC_DSCP_RESPONSE_DEFAULT;
-	struct hpcc_port_cfg *cfg;
+	struct hpcc_port_cfg *cfg = NULL;
 	struct hpcc_pkt p = {};
 	struct hpcc_hdr h;
 	__u32 ifindex = skb->ifindex, reason = 0;
+	enum hpcc_link link;
+	bool have_cfg = false;
 
-	/* Fast path: anything but a TCP segment without flags. */
-	if (hpcc_parse(skb, &p))
+	/* Fast path: anything but a TCP segment without flags. The port
+	 * config is a hash lookup: only taken when the packet alone does
+	 * not tell its link layer, or for a candidate.
+	 */
+	link = hpcc_link_of(skb);
+	if (link == HPCC_LINK_NONE)
+		return TC_ACT_OK;
+	if (link == HPCC_LINK_EITHER) {
+		cfg = bpf_map_lookup_elem(&hpcc_port_cfg, &ifindex);
+		have_cfg = true;
+		link = cfg && (cfg->flags & HPCC_PORT_F_RAW_IP) ?
+		       HPCC_LINK_RAW_IP : HPCC_LINK_ETH;
+	}
+	if (hpcc_parse(skb, &p, link == HPCC_LINK_RAW_IP))
 		return TC_ACT_OK;
 
-	cfg = bpf_map_lookup_elem(&hpcc_port_cfg, &ifindex);
+	if (!have_cfg)
+		cfg = bpf_map_lookup_elem(&hpcc_port_cfg, &ifindex);
 	if (cfg && (cfg->flags & HPCC_PORT_F_DSCP)) {
 		probe_dscp = cfg->probe_dscp;
 		resp_dscp = cfg->resp_dscp;

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -52,6 +53,9 @@
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE		71
+#endif
+#ifndef ARPHRD_IP6GRE
+#define ARPHRD_IP6GRE		823
 #endif
 #ifndef BPF_FS_MAGIC
 #define BPF_FS_MAGIC		0xcafe4a11
@@ -321,6 +325,38 @@ static int dev_index(const char *dev)
 		die("unknown device '%s'%s%s", dev ? dev : "",
 		    netns_name[0] ? " in network namespace " : "", netns_name);
 	return ifindex;
+}
+
+/* Does @dev hand tc its packets from the IP header on (tun, wireguard,
+ * ipip, sit, ip6tnl, gre, ppp) rather than from an Ethernet header? The
+ * programs tell the two apart from the packet itself and need the device's
+ * word only when a packet fits both (see hpcc_link_of()). Dies for other
+ * link layers: the programs could not parse them.
+ */
+static bool dev_raw_ip(const char *dev, int ifindex)
+{
+	int type = nl_link_type(ifindex);
+
+	switch (type) {
+	case ARPHRD_ETHER:
+	case ARPHRD_LOOPBACK:
+		return false;
+	case ARPHRD_NONE:
+	case ARPHRD_RAWIP:
+	case ARPHRD_TUNNEL:
+	case ARPHRD_TUNNEL6:
+	case ARPHRD_SIT:
+	case ARPHRD_IPGRE:
+	case ARPHRD_IP6GRE:
+	case ARPHRD_PPP:
+		return true;
+	}
+	if (type < 0)
+		die("cannot read the link type of %s: %s", dev,
+		    strerror(-type));
+	die("%s has link type %d, neither Ethernet nor raw IP (tun, "
+	    "wireguard, ipip, sit, ip6tnl, gre, ppp): the programs cannot "
+	    "parse its packets", dev, type);
 }
 
 /* ----------------------------------------------------------- formatting */
@@ -782,6 +818,7 @@ static int cmd_host_attach(int argc, char **argv)
 	int probe = -1, resp = -1, ifindex, c, err;
 	const char *dev, *dir;
 	__u32 zero = 0, id;
+	bool raw_ip;
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -796,6 +833,7 @@ static int cmd_host_attach(int argc, char **argv)
 	dev = argv[optind];
 	need_bpf_caps();
 	ifindex = dev_index(dev);
+	raw_ip = dev_raw_ip(dev, ifindex);
 
 	module_info(&m);
 	if (m.loaded && !m.btf)
@@ -823,7 +861,7 @@ static int cmd_host_attach(int argc, char **argv)
 		die("cannot load hpcc_host: %s%s", strerror(errno), vhint());
 	cfg.probe_dscp = probe;
 	cfg.resp_dscp = resp;
-	cfg.flags = HPCC_CFG_F_DSCP;
+	cfg.flags = HPCC_CFG_F_DSCP | (raw_ip ? HPCC_CFG_F_RAW_IP : 0);
 	if (bpf_map__update_elem(skel->maps.hpcc_host_cfg, &zero, sizeof(zero),
 				 &cfg, sizeof(cfg), 0))
 		die("cannot write hpcc_host_cfg: %s", strerror(errno));
@@ -869,7 +907,8 @@ static int cmd_host_attach(int argc, char **argv)
 	hpcc_host__destroy(skel);
 
 	printf("host: hpcc_host attached to %s ingress (probe_dscp %d, "
-	       "response_dscp %d), pinned at %s\n", dev, probe, resp, dir);
+	       "response_dscp %d%s), pinned at %s\n", dev, probe, resp,
+	       raw_ip ? ", raw IP device" : "", dir);
 	if (!m.loaded)
 		warnmsg("tcp_hpcc is not loaded: probes are reflected, but "
 			"responses to local flows are dropped (counted as "
@@ -1086,7 +1125,7 @@ static int cmd_switch_attach(int argc, char **argv)
 	struct hpcc_port_cfg cfg = {}, old;
 	struct hpcc_switch *skel = NULL;
 	const char *dev, *dir, *rate_s = NULL;
-	bool have_sid = false, have_pid = false, fresh;
+	bool have_sid = false, have_pid = false, fresh, raw_ip;
 	int probe = -1, resp = -1, ifindex, c, err;
 	__u32 sid = 0, pid = 0, key, nkey;
 	char how[128] = "given", qkind[64];
@@ -1124,6 +1163,7 @@ static int cmd_switch_attach(int argc, char **argv)
 	cfg.rate_mbps = parse_rate(rate_s);
 	need_bpf_caps();
 	ifindex = dev_index(dev);
+	raw_ip = dev_raw_ip(dev, ifindex);
 	dscp_defaults(&probe, &resp, "switch attach");
 	check_dscps(probe, resp, "switch attach ");
 
@@ -1200,7 +1240,8 @@ static int cmd_switch_attach(int argc, char **argv)
 	cfg.port_id = have_pid ? pid : 0;
 	cfg.probe_dscp = probe;
 	cfg.resp_dscp = resp;
-	cfg.flags = HPCC_PORT_F_DSCP | (have_pid ? HPCC_PORT_F_PORT_ID : 0);
+	cfg.flags = HPCC_PORT_F_DSCP | (have_pid ? HPCC_PORT_F_PORT_ID : 0) |
+		    (raw_ip ? HPCC_PORT_F_RAW_IP : 0);
 	cfg.netns_cookie = netns_cookie();
 	key = ifindex;
 	bpf_map_delete_elem(s.qsnap, &key);	/* an old device's snapshot */
@@ -1240,8 +1281,8 @@ static int cmd_switch_attach(int argc, char **argv)
 
 	printf("switch: hpcc_switch attached to %s egress: switch_id %u (%s), "
 	       "port_id %u, rate %u Mbit/s, probe_dscp %d, response_dscp %d%s"
-	       "\n", dev, sid, how, have_pid ? pid : (__u32)ifindex,
-	       cfg.rate_mbps, probe, resp,
+	       "%s\n", dev, sid, how, have_pid ? pid : (__u32)ifindex,
+	       cfg.rate_mbps, probe, resp, raw_ip ? ", raw IP device" : "",
 	       fresh ? "" : " (joined the namespace's instance)");
 	if (!nl_root_qdisc(ifindex, qkind, sizeof(qkind)) &&
 	    !strcmp(qkind, "noqueue"))
@@ -1430,7 +1471,8 @@ static void show_host(const char *dir, const char *dev, const char *label,
 	if (ifindex)
 		cur = tc_prog_id(ifindex, BPF_TC_INGRESS);
 	printf("host %s [%s]: prog id %u, probe_dscp %d, response_dscp %d, "
-	       "tc ingress %s\n", dev, label, id, probe, resp,
+	       "%stc ingress %s\n", dev, label, id, probe, resp,
+	       cfg.flags & HPCC_CFG_F_RAW_IP ? "raw IP, " : "",
 	       !in_ns ? "unknown (namespace not found)" :
 	       !ifindex ? "GONE (device missing; " PROG " host detach "
 			  "removes the pins)" :
@@ -1455,10 +1497,11 @@ static void show_port(const struct sw *s, __u32 ifindex,
 		nl_root_qdisc(ifindex, qkind, sizeof(qkind));
 	}
 	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u "
-	       "Mbit/s, probe_dscp %u, response_dscp %u, root qdisc %s, "
+	       "Mbit/s, probe_dscp %u, response_dscp %u, %sroot qdisc %s, "
 	       "tc egress %s\n", have ? name : "?", ifindex, cfg->switch_id,
 	       cfg->flags & HPCC_PORT_F_PORT_ID ? cfg->port_id : ifindex,
-	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp, qkind,
+	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp,
+	       cfg->flags & HPCC_PORT_F_RAW_IP ? "raw IP, " : "", qkind,
 	       !in_ns ? "unknown (namespace not found)" :
 	       !have ? "GONE (device missing; the next switch attach or "
 		       "detach here drops this port)" :

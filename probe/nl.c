@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nl.c - the two rtnetlink questions libbpf cannot answer: which qdisc is
- * a device's root, and does a clsact hook still hold filters (so that
- * detaching our filter may also remove the clsact qdisc without taking
- * anybody else's filters with it).
+ * nl.c - the rtnetlink questions libbpf cannot answer: which qdisc is a
+ * device's root, does a clsact hook still hold filters (so that detaching
+ * our filter may also remove the clsact qdisc without taking anybody
+ * else's filters with it), and what link layer a device has.
  */
 #include <errno.h>
 #include <string.h>
@@ -159,4 +159,66 @@ int nl_filter_count(int ifindex, __u32 parent)
 
 	err = nl_dump(RTM_GETTFILTER, ifindex, parent, filter_count_cb, &c);
 	return err ? err : c.n;
+}
+
+/* Link type (ARPHRD_*) of @ifindex in the current network namespace, or
+ * -errno. Asked by index: /sys/class/net shows the namespace that mounted
+ * sysfs, which after -n is not ours.
+ */
+int nl_link_type(int ifindex)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+	} req = {
+		.nh = {
+			.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+			.nlmsg_type = RTM_GETLINK,
+			.nlmsg_flags = NLM_F_REQUEST,
+			.nlmsg_seq = 1,
+		},
+		.ifi = {
+			.ifi_family = AF_UNSPEC,
+			.ifi_index = ifindex,
+		},
+	};
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	static char buf[32768] __attribute__((aligned(4)));
+	struct nlmsghdr *nh;
+	int fd, ret = -ENOENT;
+	ssize_t n;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, &req, req.nh.nlmsg_len, 0, (void *)&sa,
+		   sizeof(sa)) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	do {
+		n = recv(fd, buf, sizeof(buf), 0);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		ret = -errno;
+		goto out;
+	}
+	for (nh = (void *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			ret = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+			break;
+		}
+		if (nh->nlmsg_type == RTM_NEWLINK &&
+		    nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg))) {
+			const struct ifinfomsg *ifi = NLMSG_DATA(nh);
+
+			if (ifi->ifi_index == ifindex) {
+				ret = ifi->ifi_type;
+				break;
+			}
+		}
+	}
+out:
+	close(fd);
+	return ret;
 }

@@ -46,6 +46,7 @@ const char *fmt_ns(long long ns, char *buf, size_t len);
 /* nl.c: rtnetlink queries in the current network namespace. */
 int nl_root_qdisc(int ifindex, char *kind, size_t len);
 int nl_filter_count(int ifindex, __u32 parent);
+int nl_link_type(int ifindex);
 
 /* trace.c */
 int cmd_trace(int argc, char **argv);

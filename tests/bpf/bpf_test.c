@@ -32,6 +32,8 @@
 #include <linux/if_ether.h>
 #include <linux/pkt_cls.h>
 #include <linux/filter.h>
+#include <linux/if_tun.h>
+#include <sys/ioctl.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -783,6 +785,37 @@ static void test_switch_bad_csum(void)
 	    "exactly as wrong");
 }
 
+static void test_switch_vlan(void)
+{
+	struct pkt_opts po = { .dscp = HPCC_DSCP_PROBE_DEFAULT,
+			       .paylen = HPCC_PROBE_LEN, .vlans = 1 };
+	struct hpcc_probe pr;
+	struct pkt in;
+	struct run r;
+	uint32_t skip[3][2];
+	bool ok;
+
+	port_cfg_set(LO_IFINDEX, 12, 1000, -1);
+	qsnap_set(700, 7000);
+	probe_init(&pr, 0);
+	po.payload = &pr;
+	pkt_build(&in, &po);
+	run_prog(sw_prog, &in, &r);
+	ok = CHECK(!r.err && r.retval == TC_ACT_OK, "retval %d", r.retval);
+	ok &= CHECK(payload_of(&r.out)->hdr.nhops == 1, "nhops %u",
+		    payload_of(&r.out)->hdr.nhops);
+	ok &= CHECK(ntohl(payload_of(&r.out)->hop[0].switch_id) == 12, "sid");
+	ok &= csums_ok(&r.out);
+	skip[0][0] = in.pay + 2;
+	skip[0][1] = 1;
+	skip[1][0] = in.pay + sizeof(struct hpcc_hdr);
+	skip[1][1] = sizeof(struct hpcc_hop);
+	skip[2][0] = in.l4 + 16;
+	skip[2][1] = 2;
+	ok &= same_except(&in, &r.out, skip, 3);
+	tap(ok, "switch stamps a probe behind an in-band VLAN tag");
+}
+
 static void switch_tests(void)
 {
 	sw = hpcc_switch__open_and_load();
@@ -800,6 +833,7 @@ static void switch_tests(void)
 	test_switch_overflow(true);
 	test_switch_qsnap_mq();
 	test_switch_bad_csum();
+	test_switch_vlan();
 	test_malformed(sw_prog, sw_cnt, "switch", TC_ACT_OK);
 	test_non_probes(sw_prog, sw_cnt, "switch");
 	test_switch_misc();
@@ -925,9 +959,11 @@ static void response_frame(struct pkt *k, bool v6, const struct hpcc_probe *pr,
 	pkt_build(k, &o);
 }
 
-/* A connected TCP socket pair on loopback; returns the client fd. */
-static int tcp_pair(bool v6, const char *cc, uint16_t *cport, uint16_t *sport,
-		    int *lfd_out)
+/* A connected TCP socket pair on a local address (@addr, 4 or 16 bytes;
+ * NULL: loopback); returns the client fd.
+ */
+static int tcp_pair_at(bool v6, const uint8_t *addr, const char *cc,
+		       uint16_t *cport, uint16_t *sport, int *lfd_out)
 {
 	struct sockaddr_storage ss = {};
 	socklen_t sl;
@@ -938,12 +974,16 @@ static int tcp_pair(bool v6, const char *cc, uint16_t *cport, uint16_t *sport,
 
 		s6->sin6_family = AF_INET6;
 		s6->sin6_addr = in6addr_loopback;
+		if (addr)
+			memcpy(&s6->sin6_addr, addr, 16);
 		sl = sizeof(*s6);
 	} else {
 		struct sockaddr_in *s4 = (void *)&ss;
 
 		s4->sin_family = AF_INET;
 		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (addr)
+			memcpy(&s4->sin_addr, addr, 4);
 		sl = sizeof(*s4);
 	}
 	lfd = socket(ss.ss_family, SOCK_STREAM, 0);
@@ -967,6 +1007,12 @@ static int tcp_pair(bool v6, const char *cc, uint16_t *cport, uint16_t *sport,
 			    ((struct sockaddr_in *)&ss)->sin_port);
 	*lfd_out = lfd;
 	return cfd;
+}
+
+static int tcp_pair(bool v6, const char *cc, uint16_t *cport, uint16_t *sport,
+		    int *lfd_out)
+{
+	return tcp_pair_at(v6, NULL, cc, cport, sport, lfd_out);
 }
 
 static void test_host_responses(void)
@@ -1202,6 +1248,74 @@ static void test_host_csum(void)
 			 "TCP option dropped (bad_csum)");
 }
 
+/* In-band VLAN tags (a QinQ frame's inner tag, tagged frames sent on a
+ * trunk): the tags stay, the MACs are swapped, the IP part as usual.
+ */
+static void test_host_vlan(void)
+{
+	struct pkt_opts po = { .dscp = HPCC_DSCP_PROBE_DEFAULT,
+			       .paylen = HPCC_PROBE_LEN };
+	struct hpcc_probe pr;
+	struct pkt in;
+	struct run r;
+	uint32_t skip[5][2];
+	bool ok;
+	int n;
+
+	probe_init(&pr, 1);
+	po.payload = &pr;
+	for (n = 1; n <= 2; n++) {
+		po.vlans = n;
+		po.v6 = n == 2;
+		pkt_build(&in, &po);
+		run_prog(host_prog, &in, &r);
+		ok = CHECK(!r.err && r.retval == TC_ACT_REDIRECT, "retval %d",
+			   r.retval);
+		ok &= CHECK(!memcmp(r.out.b, in.b + 6, 6) &&
+			    !memcmp(r.out.b + 6, in.b, 6), "MACs");
+		ok &= CHECK(!memcmp(r.out.b + 12, in.b + 12, in.l3 - 12),
+			    "VLAN tags changed");
+		ok &= CHECK(payload_of(&r.out)->hdr.flags == HPCC_F_RESPONSE,
+			    "flags");
+		ok &= CHECK(dscp_of(&r.out) == HPCC_DSCP_RESPONSE_DEFAULT,
+			    "dscp");
+		ok &= csums_ok(&r.out);
+		/* Nothing else moved: addresses, ports, DSCP/TTL (with the
+		 * IPv4 checksum), flags and TCP checksum aside.
+		 */
+		skip[0][0] = 0;
+		skip[0][1] = 12;
+		skip[1][0] = in.l3;
+		skip[1][1] = in.v6 ? 40 : 20;
+		skip[2][0] = in.l4;
+		skip[2][1] = 4;
+		skip[3][0] = in.l4 + 16;
+		skip[3][1] = 2;
+		skip[4][0] = in.pay + 1;
+		skip[4][1] = 1;
+		ok &= same_except(&in, &r.out, skip, 5);
+		tap(ok, "host: IPv%d probe behind %d in-band VLAN tag%s "
+		    "reflected, tags kept", n == 2 ? 6 : 4, n, n > 1 ? "s" : "");
+	}
+	po.vlans = 3;
+	po.v6 = false;
+	pkt_build(&in, &po);
+	expect_untouched(host_prog, host_cnt, &in, TC_ACT_OK, -1,
+			 "host: probe behind 3 VLAN tags is no candidate");
+
+	/* A destination MAC starting 0x46 also reads as an IPv4 header
+	 * (version 4): without config the frame is Ethernet, as it is.
+	 */
+	po.vlans = 0;
+	pkt_build(&in, &po);
+	in.b[0] = 0x46;
+	run_prog(host_prog, &in, &r);
+	tap(CHECK(!r.err && r.retval == TC_ACT_REDIRECT, "retval %d",
+		  r.retval) && csums_ok(&r.out),
+	    "host: Ethernet frame to MAC 46:... reflected (ambiguous link "
+	    "layer: Ethernet unless configured raw IP)");
+}
+
 static void host_tests(void)
 {
 	have_module = kfunc_present();
@@ -1219,6 +1333,7 @@ static void host_tests(void)
 	test_host_custom_dscp();
 	test_host_responses();
 	test_host_csum();
+	test_host_vlan();
 	test_malformed(host_prog, host_cnt, "host", TC_ACT_SHOT);
 	test_non_probes(host_prog, host_cnt, "host");
 	hpcc_host__destroy(host);
@@ -1255,17 +1370,25 @@ static void ns_leave(void)
 	setns(ns_orig, CLONE_NEWNET);
 }
 
-static int ns_setup(int ntxq)
+/* A fresh network namespace @prefix<pid>, ns_enter() ready. */
+static int ns_create(const char *prefix)
 {
 	char path[128];
 
-	snprintf(ns_name, sizeof(ns_name), "hpcct%d", getpid());
+	snprintf(ns_name, sizeof(ns_name), "%s%d", prefix, getpid());
 	if (sh("ip netns add %s", ns_name))
 		return -1;
 	snprintf(path, sizeof(path), "/run/netns/%s", ns_name);
 	ns_fd = open(path, O_RDONLY);
 	ns_orig = open("/proc/self/ns/net", O_RDONLY);
 	if (ns_fd < 0 || ns_orig < 0)
+		return -1;
+	return 0;
+}
+
+static int ns_setup(int ntxq)
+{
+	if (ns_create("hpcct"))
 		return -1;
 	if (sh("ip -n %s link add hpv0 numtxqueues %d numrxqueues %d type veth "
 	       "peer name hpv1", ns_name, ntxq, ntxq) ||
@@ -1624,6 +1747,309 @@ out:
 	ns_teardown();
 }
 
+/* ---------------------------------------------- raw IP (L3) devices */
+
+/* A frame built by pkt_build() without its Ethernet header: what a tun
+ * device reads and writes (IFF_NO_PI).
+ */
+static void pkt_strip_eth(struct pkt *k)
+{
+	uint32_t eh = k->l3;
+
+	memmove(k->b, k->b + eh, k->len - eh);
+	k->len -= eh;
+	k->l3 -= eh;
+	k->l4 -= eh;
+	k->pay -= eh;
+}
+
+static int tun_open(const char *name)
+{
+	struct ifreq ifr = { .ifr_flags = IFF_TUN | IFF_NO_PI };
+	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, TUNSETIFF, &ifr)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The next TCP packet of ports @sport -> @dport the kernel sends out of
+ * tun @fd within 2 s: 1, else 0. Other packets (IPv6 chatter) are skipped.
+ */
+static int tun_read(int fd, struct pkt *k, bool v6, uint16_t sport,
+		    uint16_t dport)
+{
+	uint64_t deadline = mono_ns() + 2000000000ull;
+
+	while (mono_ns() < deadline) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint32_t hl;
+		ssize_t n;
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		n = read(fd, k->b, sizeof(k->b));
+		if (n < 40 || (k->b[0] >> 4) != (v6 ? 6 : 4))
+			continue;
+		hl = v6 ? 40 : (k->b[0] & 15) * 4u;
+		if ((v6 ? k->b[6] : k->b[9]) != 6 || (uint32_t)n < hl + 20 ||
+		    get16(k->b + hl) != sport || get16(k->b + hl + 2) != dport)
+			continue;
+		k->len = n;
+		k->v6 = v6;
+		k->l3 = 0;
+		k->l4 = hl;
+		k->pay = hl + (k->b[hl + 12] >> 4) * 4;
+		return 1;
+	}
+	return 0;
+}
+
+/* Wait up to 2 s for counter @c of @fd to move from @before[c]. */
+static void counter_wait(int fd, const uint64_t *before, int c)
+{
+	uint64_t now[HPCC_CNT_MAX], deadline = mono_ns() + 2000000000ull;
+
+	do {
+		counters_read(fd, now);
+		if (now[c] != before[c])
+			return;
+		usleep(2000);
+	} while (mono_ns() < deadline);
+}
+
+static const uint8_t l3_s4[4] = { 10, 93, 1, 2 };	/* behind tn0 */
+static const uint8_t l3_d4[4] = { 10, 93, 2, 2 };	/* behind tn1 */
+static const uint8_t l3_r4[4] = { 10, 93, 2, 1 };	/* tn1's own */
+static const uint8_t l3_x4[4] = { 8, 0, 7, 1 };		/* reads as 0x0800 */
+static const uint8_t l3_s6[16] = { 0xfd, 0x93, 0, 1, [15] = 2 };
+static const uint8_t l3_d6[16] = { 0xfd, 0x93, 0, 2, [15] = 2 };
+static const uint8_t l3_r6[16] = { 0xfd, 0x93, 0, 2, [15] = 1 };
+
+/* A probe (or response, @pr's flags) on a tun device: raw IP. */
+static void l3_frame(struct pkt *k, bool v6, const struct hpcc_probe *pr,
+		     const uint8_t *saddr, const uint8_t *daddr,
+		     uint16_t sport, uint16_t dport)
+{
+	struct pkt_opts o = {
+		.v6 = v6,
+		.dscp = pr->hdr.flags & HPCC_F_RESPONSE ?
+			HPCC_DSCP_RESPONSE_DEFAULT : HPCC_DSCP_PROBE_DEFAULT,
+		.payload = pr,
+		.paylen = HPCC_PROBE_LEN,
+		.saddr = saddr,
+		.daddr = daddr,
+		.sport = sport,
+		.dport = dport,
+	};
+
+	pkt_build(k, &o);
+	pkt_strip_eth(k);
+}
+
+/* One namespace routing between two tun devices, a router and a host at
+ * once: tn0 (10.93.1.1/24, fd93:1::1/64) and tn1 (10.93.2.1/24,
+ * fd93:2::1/64), the test being the far side of both. hpcc_switch on
+ * tn1's egress, hpcc_host on tn1's ingress. A probe written into tn0 is
+ * forwarded and stamped on its way out of tn1; written back into tn1 it
+ * is reflected; a response for a socket of the namespace written into
+ * tn1 is delivered. None of it has an Ethernet header.
+ */
+static void l3_tests(void)
+{
+	struct hpcc_switch *s = NULL;
+	struct hpcc_host *h = NULL;
+	struct hpcc_port_cfg pcfg = { .switch_id = 93, .rate_mbps = 100,
+				      .flags = HPCC_PORT_F_RAW_IP };
+	struct hpcc_host_cfg hcfg = { .flags = HPCC_CFG_F_RAW_IP };
+	uint64_t before[HPCC_CNT_MAX];
+	struct hpcc_probe pr;
+	struct pkt in, out, resp;
+	uint32_t ifindex = 0, zero = 0, skip[5][2];
+	uint16_t cport, sport;
+	int t0 = -1, t1 = -1, err = -1, hc, sc, v6, cfd, lfd;
+	LIBBPF_OPTS(bpf_tc_hook, eg, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_hook, ig, .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, so, .handle = 1, .priority = 1);
+	LIBBPF_OPTS(bpf_tc_opts, ho, .handle = 1, .priority = 1);
+	bool ok;
+
+	if (access("/dev/net/tun", R_OK | W_OK)) {
+		tap_skip("raw IP devices (tun)", "no /dev/net/tun");
+		return;
+	}
+	if (ns_create("hpccl") || ns_enter()) {
+		tap(false, "raw IP: netns");
+		goto out;
+	}
+	t0 = tun_open("tn0");
+	t1 = tun_open("tn1");
+	ifindex = if_nametoindex("tn1");
+	s = hpcc_switch__open_and_load();
+	h = hpcc_host__open_and_load();
+	if (t0 >= 0 && t1 >= 0 && s && h) {
+		bpf_map_update_elem(bpf_map__fd(s->maps.hpcc_port_cfg),
+				    &ifindex, &pcfg, BPF_ANY);
+		bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_host_cfg), &zero,
+				    &hcfg, BPF_ANY);
+		eg.ifindex = ig.ifindex = ifindex;
+		bpf_tc_hook_create(&eg);
+		so.prog_fd = bpf_program__fd(s->progs.hpcc_switch);
+		ho.prog_fd = bpf_program__fd(h->progs.hpcc_host);
+		err = bpf_tc_attach(&eg, &so) || bpf_tc_attach(&ig, &ho);
+	}
+	ns_leave();
+	if (err || sh("ip -n %1$s link set lo up && "
+		      "ip -n %1$s addr add 10.93.1.1/24 dev tn0 && "
+		      "ip -n %1$s addr add 10.93.2.1/24 dev tn1 && "
+		      "ip -n %1$s addr add fd93:1::1/64 dev tn0 nodad && "
+		      "ip -n %1$s addr add fd93:2::1/64 dev tn1 nodad && "
+		      "ip -n %1$s link set tn0 up && ip -n %1$s link set tn1 up "
+		      "&& ip netns exec %1$s sysctl -qw net.ipv4.ip_forward=1 "
+		      "net.ipv6.conf.all.forwarding=1 "
+		      "net.ipv4.conf.all.rp_filter=0 "
+		      "net.ipv4.conf.tn0.rp_filter=0", ns_name)) {
+		tap(false, "raw IP: two tun devices, hpcc_switch on tn1 egress, "
+		    "hpcc_host on tn1 ingress");
+		goto out;
+	}
+	hc = bpf_map__fd(h->maps.hpcc_counters);
+	sc = bpf_map__fd(s->maps.hpcc_counters);
+
+	for (v6 = 0; v6 <= 1; v6++) {
+		/* Across the L3 hop: stamped on the way out of tn1. */
+		probe_init(&pr, 0);
+		l3_frame(&in, v6, &pr, v6 ? l3_s6 : l3_s4, v6 ? l3_d6 : l3_d4,
+			 40000, 5201);
+		counters_read(sc, before);
+		ok = CHECK(write(t0, in.b, in.len) == (ssize_t)in.len,
+			   "write: %s", strerror(errno));
+		ok &= CHECK(tun_read(t1, &out, v6, 40000, 5201),
+			    "nothing came out of tn1");
+		ok &= CHECK(out.len == in.len, "length %u", out.len);
+		ok &= CHECK(payload_of(&out)->hdr.nhops == 1, "nhops %u",
+			    payload_of(&out)->hdr.nhops);
+		ok &= CHECK(ntohl(payload_of(&out)->hop[0].switch_id) == 93 &&
+			    ntohl(payload_of(&out)->hop[0].port_id) == ifindex,
+			    "hop");
+		ok &= csums_ok(&out);
+		/* Only TTL (and the IPv4 checksum), nhops, the hop and the
+		 * TCP checksum changed: nothing was taken for a MAC header.
+		 */
+		skip[0][0] = v6 ? 7 : 8;
+		skip[0][1] = 1;
+		skip[1][0] = 10;
+		skip[1][1] = v6 ? 0 : 2;
+		skip[2][0] = in.pay + 2;
+		skip[2][1] = 1;
+		skip[3][0] = in.pay + sizeof(struct hpcc_hdr);
+		skip[3][1] = sizeof(struct hpcc_hop);
+		skip[4][0] = in.l4 + 16;
+		skip[4][1] = 2;
+		ok &= same_except(&in, &out, skip, 5);
+		ok &= counters_moved(sc, before,
+				     (int[]){ HPCC_CNT_SWITCH_STAMPED,
+					      HPCC_CNT_SWITCH_NO_QSTATS, -1 });
+		tap(ok, "raw IP: IPv%d probe forwarded through tun is stamped "
+		    "at tn1's egress", v6 ? 6 : 4);
+
+		/* Back into tn1: reflected out of it, the switch lets the
+		 * response pass.
+		 */
+		in = out;
+		counters_read(hc, before);
+		ok = CHECK(write(t1, in.b, in.len) == (ssize_t)in.len,
+			   "write: %s", strerror(errno));
+		ok &= CHECK(tun_read(t1, &out, v6, 5201, 40000),
+			    "no response out of tn1");
+		ok &= CHECK(out.len == in.len, "length %u", out.len);
+		ok &= CHECK(!memcmp(out.b + (v6 ? 8 : 12),
+				    v6 ? l3_d6 : l3_d4, v6 ? 16 : 4) &&
+			    !memcmp(out.b + (v6 ? 24 : 16),
+				    v6 ? l3_s6 : l3_s4, v6 ? 16 : 4),
+			    "addresses");
+		ok &= CHECK(payload_of(&out)->hdr.flags == HPCC_F_RESPONSE &&
+			    payload_of(&out)->hdr.nhops == 1 &&
+			    !memcmp(&payload_of(&out)->hop[0],
+				    &payload_of(&in)->hop[0],
+				    sizeof(struct hpcc_hop)), "payload");
+		ok &= CHECK(dscp_of(&out) == HPCC_DSCP_RESPONSE_DEFAULT,
+			    "dscp %#x", dscp_of(&out));
+		ok &= CHECK(out.b[v6 ? 7 : 8] == 64, "TTL");
+		ok &= csums_ok(&out);
+		ok &= counters_moved(hc, before,
+				     (int[]){ HPCC_CNT_PROBE_REFLECTED, -1 });
+		tap(ok, "raw IP: IPv%d probe written into tn1 reflected out of "
+		    "it", v6 ? 6 : 4);
+
+		/* A response for a socket of the namespace: delivered (the
+		 * lookup found the connection), or refused for a bad sum.
+		 */
+		ns_enter();
+		cfd = tcp_pair_at(v6, v6 ? l3_r6 : l3_r4, "cubic", &cport,
+				  &sport, &lfd);
+		ns_leave();
+		if (cfd < 0) {
+			tap(false, "raw IP: TCP pair in the namespace");
+			continue;
+		}
+		probe_init(&pr, 1);
+		pr.hdr.flags = HPCC_F_RESPONSE;
+		l3_frame(&resp, v6, &pr, v6 ? l3_r6 : l3_r4, v6 ? l3_r6 : l3_r4,
+			 sport, cport);
+		counters_read(hc, before);
+		ok = CHECK(write(t1, resp.b, resp.len) == (ssize_t)resp.len,
+			   "write: %s", strerror(errno));
+		counter_wait(hc, before, have_module ? HPCC_CNT_NOT_HPCC :
+						       HPCC_CNT_NO_MODULE);
+		ok &= counters_moved(hc, before,
+				     (int[]){ have_module ? HPCC_CNT_NOT_HPCC :
+					      HPCC_CNT_NO_MODULE, -1 });
+		tap(ok, "raw IP: IPv%d response for a live socket reaches the "
+		    "kfunc step (%s)", v6 ? 6 : 4,
+		    have_module ? "not_hpcc" : "no_module");
+		resp.b[resp.pay + 8] ^= 1;
+		counters_read(hc, before);
+		ok = CHECK(write(t1, resp.b, resp.len) == (ssize_t)resp.len,
+			   "write: %s", strerror(errno));
+		counter_wait(hc, before, HPCC_CNT_BAD_CSUM);
+		ok &= counters_moved(hc, before,
+				     (int[]){ HPCC_CNT_BAD_CSUM, -1 });
+		tap(ok, "raw IP: IPv%d response with a bad checksum dropped",
+		    v6 ? 6 : 4);
+		close(cfd);
+		close(lfd);
+	}
+
+	/* From 8.0.0.0/16 an IPv4 packet's bytes 12-13 read as EtherType
+	 * IPv4: the port's raw IP flag decides, and it is stamped.
+	 */
+	probe_init(&pr, 0);
+	l3_frame(&in, false, &pr, l3_x4, l3_d4, 40001, 5201);
+	ok = CHECK(write(t0, in.b, in.len) == (ssize_t)in.len, "write: %s",
+		   strerror(errno));
+	ok &= CHECK(tun_read(t1, &out, false, 40001, 5201),
+		    "nothing came out of tn1");
+	ok &= CHECK(payload_of(&out)->hdr.nhops == 1, "nhops %u",
+		    payload_of(&out)->hdr.nhops);
+	ok &= csums_ok(&out);
+	tap(ok, "raw IP: a probe from 8.0.7.1 (looks like Ethernet too) is "
+	    "stamped on a port configured raw IP");
+out:
+	if (t0 >= 0)
+		close(t0);
+	if (t1 >= 0)
+		close(t1);
+	hpcc_switch__destroy(s);
+	hpcc_host__destroy(h);
+	ns_teardown();
+}
+
 static void netns_tests(void)
 {
 	size_t i;
@@ -1635,6 +2061,7 @@ static void netns_tests(void)
 	for (i = 0; i < sizeof(qcases) / sizeof(qcases[0]); i++)
 		qdisc_case(&qcases[i]);
 	netns_misc_tests();
+	l3_tests();
 }
 
 /* ------------------------------------------------------------ benchmark */

@@ -30,6 +30,9 @@ struct pkt_opts {
 	uint8_t proto;		/* 0 = TCP */
 	uint8_t ip_opt_words;	/* IPv4 options, 4-byte words (NOPs) */
 	uint8_t tcp_opt_words;	/* TCP options, 4-byte words (NOPs) */
+	uint8_t vlans;		/* in-band VLAN tags: 802.1ad first if
+				 * several, then 802.1Q
+				 */
 	bool v6_hbh;		/* IPv6 hop-by-hop extension header */
 	uint16_t sport, dport;
 	const void *payload;
@@ -114,15 +117,21 @@ static inline bool tcp_csum_ok(const struct pkt *k)
 static inline uint32_t pkt_build(struct pkt *k, const struct pkt_opts *o)
 {
 	uint8_t proto = o->proto ? o->proto : 6;
-	uint32_t l4hl = proto == 6 ? 20 + 4 * o->tcp_opt_words : 8, l3hl, l4len;
+	uint32_t l4hl = proto == 6 ? 20 + 4 * o->tcp_opt_words : 8;
+	uint32_t l3hl, l4len, t;
 	uint8_t *p;
 
 	memset(k, 0, sizeof(*k));
 	k->v6 = o->v6;
 	memcpy(k->b, pkt_mac_b, 6);
 	memcpy(k->b + 6, pkt_mac_a, 6);
-	put16(k->b + 12, o->v6 ? 0x86dd : 0x0800);
 	k->l3 = ETH_HLEN_;
+	for (t = 0; t < o->vlans; t++) {
+		put16(k->b + k->l3 - 2, t || o->vlans == 1 ? 0x8100 : 0x88a8);
+		put16(k->b + k->l3, 100 + t);		/* TCI */
+		k->l3 += 4;
+	}
+	put16(k->b + k->l3 - 2, o->v6 ? 0x86dd : 0x0800);
 	l4len = l4hl + o->paylen;
 	p = k->b + k->l3;
 	if (o->v6) {

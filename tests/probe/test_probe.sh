@@ -76,7 +76,7 @@ cleanup() {
 	for ns in $S $R1 $R2 $D; do
 		ip netns list 2>/dev/null | grep -qw "$ns" || continue
 		"$H" -n "$ns" switch detach --all >/dev/null 2>&1
-		for dev in hs0 hd0 hx0; do
+		for dev in hs0 hd0 hx0 ht0; do
 			"$H" -n "$ns" host detach $dev >/dev/null 2>&1
 		done
 		ip netns del "$ns" 2>/dev/null
@@ -263,6 +263,24 @@ expect_ok "status after hx0 was deleted" "$H" status
 ok_if "status: hx0 reported GONE" has "^host hx0 .*tc ingress GONE"
 expect_ok "host detach of a deleted device removes the pins" "$H" -n $D host detach hx0
 ok_if "warned that the device is gone" has "device hx0 is gone"
+
+# raw IP devices (tun here; wireguard, ipip, gre... alike): the programs
+# are told so, for packets that would also read as Ethernet
+if ip -n $D tuntap add dev ht0 mode tun 2>/dev/null &&
+   ip -n $R2 tuntap add dev rt0 mode tun 2>/dev/null; then
+	expect_ok "host attach ht0 (tun)" env HPCC_PROBE_ROOT=$NOMOD "$H" -n $D host attach ht0
+	ok_if "host attach: ht0 is a raw IP device" has "response_dscp 46, raw IP device\)"
+	expect_ok "switch attach rt0 (tun)" "$H" -n $R2 switch attach rt0 --rate 1gbit
+	ok_if "switch attach: rt0 is a raw IP device" has "response_dscp 46, raw IP device"
+	expect_ok "status with raw IP devices" "$H" status
+	ok_if "status: host ht0 raw IP" has "^host ht0 \[netns $D\]: .*response_dscp 46, raw IP, tc ingress attached"
+	ok_if "status: port rt0 raw IP" has "^  port rt0 .*response_dscp 46, raw IP, root qdisc"
+	ok_if "status: veth hd0 is not raw IP" bash -c '! grep -q "^host hd0 .*raw IP" <<<"$1"' _ "$out"
+	expect_ok "host detach ht0" "$H" -n $D host detach ht0
+	expect_ok "switch detach rt0" "$H" -n $R2 switch detach rt0
+else
+	tap 0 "raw IP devices # SKIP no tun device"
+fi
 
 # ------------------------------- a real hpcc flow (tcp_hpcc.ko loaded)
 # Runs where the module is loaded (the VM: insmod tcp_hpcc.ko first).
