@@ -17,6 +17,7 @@
  * the device's clsact hook.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -315,6 +316,33 @@ bad:
 	usage_err("switch attach ", "bad rate '%s': expected a number with "
 		  "an optional tc unit (bit, kbit, mbit, gbit, tbit, bps, "
 		  "kbps...), e.g. 100mbit or 10gbit", s ? s : "");
+}
+
+/* Could @name be an interface name? The kernel's dev_valid_name(): 1 to
+ * IFNAMSIZ - 1 bytes, not "." or "..", no '/', ':' or whitespace (its
+ * isspace() includes 0xa0). Names are parts of pin paths: one that is
+ * not a name must never get that far.
+ */
+bool ifname_valid(const char *name)
+{
+	size_t n = strnlen(name, IF_NAMESIZE);
+	const unsigned char *c;
+
+	if (!n || n >= IF_NAMESIZE || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return false;
+	for (c = (const unsigned char *)name; *c; c++)
+		if (*c == '/' || *c == ':' || *c == 0xa0 || isspace(*c))
+			return false;
+	return true;
+}
+
+void check_ifname(const char *cmd, const char *name)
+{
+	if (!ifname_valid(name))
+		usage_err(cmd, "bad device name '%s': an interface name has 1 "
+			  "to %d bytes, no '/', ':' or whitespace, and is not "
+			  "'.' or '..'", name, IF_NAMESIZE - 1);
 }
 
 static int dev_index(const char *dev)
@@ -629,6 +657,27 @@ static int pin_objects(const char *dir, struct bpf_program *prog,
 	return err;
 }
 
+/* Is @dir a directory below PIN_ROOT, without "." or ".." components
+ * that could lead out of it?
+ */
+static bool pin_dir_inside(const char *dir)
+{
+	const char *p = dir + strlen(PIN_ROOT);
+
+	if (strncmp(dir, PIN_ROOT "/", strlen(PIN_ROOT) + 1))
+		return false;
+	while (*p == '/') {
+		const char *end = strchrnul(p + 1, '/');
+		size_t n = end - p - 1;
+
+		if (!n || (n == 1 && p[1] == '.') ||
+		    (n == 2 && p[1] == '.' && p[2] == '.'))
+			return false;
+		p = end;
+	}
+	return !*p;
+}
+
 /* Unpin everything in @dir, remove it and the parents it leaves empty up
  * to PIN_ROOT (excluded: it carries the lock).
  */
@@ -636,9 +685,13 @@ static void rm_pin_dir(const char *dir)
 {
 	char buf[PATH_MAX];
 	struct dirent *e;
-	DIR *d = opendir(dir);
+	DIR *d;
 	char *slash;
 
+	if (!pin_dir_inside(dir))
+		die("refusing to remove %s: not a directory below " PIN_ROOT,
+		    dir);
+	d = opendir(dir);
 	if (d) {
 		while ((e = readdir(d)))
 			if (e->d_name[0] != '.')
@@ -786,10 +839,16 @@ static void print_counters(const char *dir)
 
 /* ----------------------------------------------------------------- host */
 
+/* Pin directory of hpcc_host on @dev, which must be a valid interface
+ * name (check_ifname()): then it is one component, inside the namespace's
+ * pin directory.
+ */
 static const char *host_dir(const char *dev)
 {
 	static char dir[PATH_MAX];
 
+	if (!ifname_valid(dev))
+		die("bad device name '%s'", dev);
 	snprintf(dir, sizeof(dir), "%s/host/%s", ns_pin_dir(), dev);
 	return dir;
 }
@@ -831,6 +890,7 @@ static int cmd_host_attach(int argc, char **argv)
 	if (optind + 1 != argc)
 		usage_err("host ", "host attach takes one device");
 	dev = argv[optind];
+	check_ifname("host ", dev);
 	need_bpf_caps();
 	ifindex = dev_index(dev);
 	raw_ip = dev_raw_ip(dev, ifindex);
@@ -950,6 +1010,7 @@ static int cmd_host_detach(int argc, char **argv)
 	if (optind + 1 != argc)
 		usage_err("host ", "host detach takes one device");
 	dev = argv[optind];
+	check_ifname("host ", dev);
 	need_bpf_caps();
 	ifindex = if_nametoindex(dev);
 	dir = host_dir(dev);
@@ -1157,6 +1218,7 @@ static int cmd_switch_attach(int argc, char **argv)
 	if (optind + 1 != argc)
 		usage_err("switch ", "switch attach takes one device");
 	dev = argv[optind];
+	check_ifname("switch ", dev);
 	if (!rate_s)
 		usage_err("switch ", "switch attach needs --rate RATE (the "
 			  "link capacity, e.g. 10gbit)");
@@ -1334,8 +1396,10 @@ static int cmd_switch_detach(int argc, char **argv)
 	}
 	if (all ? optind != argc : optind + 1 != argc)
 		usage_err("switch ", "switch detach takes one device or --all");
-	if (!all)
+	if (!all) {
 		dev = argv[optind];
+		check_ifname("switch ", dev);
+	}
 	need_bpf_caps();
 	if (dev)
 		ifindex = dev_index(dev);

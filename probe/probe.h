@@ -20,6 +20,12 @@ void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void usage_err(const char *cmd, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 
+/* Interface names: valid by the kernel's rules? check_ifname(): exit 2
+ * with a usage message unless.
+ */
+bool ifname_valid(const char *name);
+void check_ifname(const char *cmd, const char *name);
+
 /* Capabilities: die with the standard message unless we have them. */
 void need_bpf_caps(void);
 void need_raw_caps(void);

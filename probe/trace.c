@@ -439,7 +439,10 @@ int cmd_trace(int argc, char **argv)
 			sport = v;
 			break;
 		}
-		case 'd': dev = optarg; break;
+		case 'd':
+			dev = optarg;
+			check_ifname("trace ", dev);
+			break;
 		case 'p': probe = parse_dscp("--probe-dscp", optarg); break;
 		case 'r': resp = parse_dscp("--response-dscp", optarg); break;
 		case 'j': json = true; break;

@@ -255,6 +255,40 @@ st=$(grep -o 'switch_stamped *[0-9]*' <<<"$r2" | grep -o '[0-9]*$')
 ok_if "status: r2 stamped every probe (switch_stamped=${st:-?} >= 5)" test "${st:-0}" -ge 5
 ok_if "status: module not loaded" has "^module tcp_hpcc: not loaded$"
 
+# ------------------------------------------ device names are not paths
+# A pin directory is named after the device: a name that is no interface
+# name must be refused before it becomes a path (../.. from one namespace
+# reaches the pins of every other one, and /sys/fs/bpf itself).
+long=abcdefghijklmnop	# 16 bytes: one more than the kernel allows
+for name in .. ../.. a/b . "$long" "a b" "a:b" ""; do
+	expect_err "host detach '$name': bad device name" 2 "bad device name '$name'" \
+		"$H" -n $S host detach "$name"
+done
+for name in ../.. a/b "$long"; do
+	expect_err "host attach '$name': bad device name" 2 "bad device name" \
+		"$H" -n $S host attach "$name"
+	expect_err "switch attach '$name': bad device name" 2 "bad device name" \
+		"$H" -n $R1 switch attach "$name" --rate 1gbit
+	expect_err "switch detach '$name': bad device name" 2 "bad device name" \
+		"$H" -n $R1 switch detach "$name"
+	expect_err "trace --dev '$name': bad device name" 2 "bad device name" \
+		"$H" -n $S trace 10.91.3.2 --dev "$name"
+done
+dck=${pins%/host/hd0}; dck=${dck##*/}
+expect_err "host detach of d's pins by a path from s: refused" 2 "bad device name" \
+	"$H" -n $S host detach "../../$dck/host/hd0"
+ok_if "d's hd0 pins are still there" test -e "$pins/hpcc_host" -a -e "$pins/hpcc_counters"
+sdir=$(ls -d /sys/fs/bpf/tcp_hpcc/netns/*/host/hs0 2>/dev/null | head -n1)
+sdir=${sdir%/host/hs0}
+if command -v bpftool >/dev/null && [ -n "$sdir" ] &&
+   bpftool map create "$sdir/canary" type array key 4 value 4 entries 1 name canary 2>/dev/null; then
+	expect_err "host detach '..' from s: refused" 2 "bad device name" "$H" -n $S host detach ..
+	ok_if "a pin beside s's host directory is still there" test -e "$sdir/canary"
+	rm -f "$sdir/canary"
+else
+	tap 0 "pin beside s's host directory # SKIP no bpftool or no pins for s"
+fi
+
 # device gone while attached
 ip -n $D link add hx0 type veth peer name hx1 && ip -n $D link set hx0 up
 expect_ok "host attach hx0" "$H" -n $D host attach hx0
