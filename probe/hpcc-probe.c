@@ -13,6 +13,7 @@
  *   /sys/fs/bpf/tcp_hpcc/switch/
  *   /sys/fs/bpf/tcp_hpcc/netns/COOKIE/host/DEV/   any other namespace,
  *   /sys/fs/bpf/tcp_hpcc/netns/COOKIE/switch/     by its netns cookie
+ * DEV is the device's name with ':' for '.' (bpffs refuses '.').
  * The tc filters themselves sit at handle 0x4850 ("HP"), priority 1 of
  * the device's clsact hook.
  */
@@ -839,6 +840,48 @@ static void print_counters(const char *dir)
 
 /* ----------------------------------------------------------------- host */
 
+/* The pin directory name of interface @dev, and back. bpffs refuses '.'
+ * in names (reserved for its own files), and VLAN devices are usually
+ * called eth0.100: ':' stands for '.', and as no interface name contains
+ * a ':' (dev_valid_name()) the spelling is one to one. Names without a
+ * '.' are their own spelling, as before.
+ */
+static const char *dev_pin_name(const char *dev)
+{
+	static char buf[IF_NAMESIZE];
+	char *c;
+
+	snprintf(buf, sizeof(buf), "%s", dev);
+	for (c = buf; *c; c++)
+		if (*c == '.')
+			*c = ':';
+	return buf;
+}
+
+static const char *pin_name_dev(const char *name)
+{
+	static char buf[NAME_MAX + 1];
+	char *c;
+
+	snprintf(buf, sizeof(buf), "%s", name);
+	for (c = buf; *c; c++)
+		if (*c == ':')
+			*c = '.';
+	return buf;
+}
+
+/* The device's own name when @dev is one of its alternative names, so
+ * that pins are found under one name whatever was typed.
+ */
+static const char *dev_name(const char *dev, int ifindex)
+{
+	static char name[IF_NAMESIZE];
+
+	if (ifindex > 0 && if_indextoname(ifindex, name))
+		return name;
+	return dev;
+}
+
 /* Pin directory of hpcc_host on @dev, which must be a valid interface
  * name (check_ifname()): then it is one component, inside the namespace's
  * pin directory.
@@ -849,7 +892,8 @@ static const char *host_dir(const char *dev)
 
 	if (!ifname_valid(dev))
 		die("bad device name '%s'", dev);
-	snprintf(dir, sizeof(dir), "%s/host/%s", ns_pin_dir(), dev);
+	snprintf(dir, sizeof(dir), "%s/host/%s", ns_pin_dir(),
+		 dev_pin_name(dev));
 	return dir;
 }
 
@@ -905,7 +949,7 @@ static int cmd_host_attach(int argc, char **argv)
 
 	ensure_bpffs();
 	lock_pins();
-	dir = host_dir(dev);
+	dir = host_dir(dev_name(dev, ifindex));
 	if (exists(dir)) {
 		id = pinned_prog_id(dir, PIN_HOST_PROG);
 		if (id && id == tc_prog_id(ifindex, BPF_TC_INGRESS))
@@ -1013,7 +1057,7 @@ static int cmd_host_detach(int argc, char **argv)
 	check_ifname("host ", dev);
 	need_bpf_caps();
 	ifindex = if_nametoindex(dev);
-	dir = host_dir(dev);
+	dir = host_dir(dev_name(dev, ifindex));
 	bpffs = find_bpffs(false);
 	if (bpffs && exists(PIN_ROOT))
 		lock_pins();
@@ -1653,7 +1697,7 @@ static int show_ns_dir(const char *base, struct nsent *ns, const char *label)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(dir, sizeof(dir), "%s/host/%s", base, e->d_name);
-		show_host(dir, e->d_name, label, ns != NULL);
+		show_host(dir, pin_name_dev(e->d_name), label, ns != NULL);
 		shown++;
 	}
 	if (d)
@@ -1885,7 +1929,8 @@ static const char *main_usage =
 	"  -h, --help        this text; '" PROG " COMMAND --help' per command\n"
 	"\n"
 	"Pins: " PIN_ROOT "/{host/DEV,switch} (initial namespace),\n"
-	"      " PIN_ROOT "/netns/COOKIE/{host/DEV,switch} (others).\n";
+	"      " PIN_ROOT "/netns/COOKIE/{host/DEV,switch} (others);\n"
+	"      DEV with ':' for '.' (eth0.100: host/eth0:100).\n";
 
 int main(int argc, char **argv)
 {

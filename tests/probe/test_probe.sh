@@ -76,7 +76,7 @@ cleanup() {
 	for ns in $S $R1 $R2 $D; do
 		ip netns list 2>/dev/null | grep -qw "$ns" || continue
 		"$H" -n "$ns" switch detach --all >/dev/null 2>&1
-		for dev in hs0 hd0 hx0 ht0; do
+		for dev in hs0 hd0 hx0 ht0 hv0.100 hv.1 hv-1; do
 			"$H" -n "$ns" host detach $dev >/dev/null 2>&1
 		done
 		ip netns del "$ns" 2>/dev/null
@@ -288,6 +288,51 @@ if command -v bpftool >/dev/null && [ -n "$sdir" ] &&
 else
 	tap 0 "pin beside s's host directory # SKIP no bpftool or no pins for s"
 fi
+
+# ------------------------------------- any interface name can be pinned
+# bpffs refuses '.' in names, and a VLAN device's usual name has one. The
+# pin directory spells it ':', which no interface name can contain.
+if ip -n $D link add link hd0 name hv0.100 type vlan id 100 2>/dev/null; then
+	vlan="VLAN device hv0.100"
+else	# a kernel without 802.1Q: the name is what matters
+	ip -n $D link add hv0.100 type veth peer name hv0p
+	vlan="veth named hv0.100 (no 802.1Q in this kernel)"
+fi
+ip -n $D link set hv0.100 up
+expect_ok "host attach hv0.100: $vlan" "$H" -n $D host attach hv0.100
+ok_if "hv0.100 pinned as host/hv0:100" has "pinned at /sys/fs/bpf/tcp_hpcc/netns/[0-9]+/host/hv0:100$"
+vpins=$(sed -n 's/.*pinned at //p' <<<"$out")
+ok_if "hv0.100: program pinned" test -e "$vpins/hpcc_host"
+run ip netns exec $D tc filter show dev hv0.100 ingress
+ok_if "tc: hpcc_host on hv0.100 ingress" has "handle 0x4850 hpcc_host"
+expect_err "host attach hv0.100 twice: already attached" 1 "already attached to hv0.100" \
+	"$H" -n $D host attach hv0.100
+expect_ok "status with hv0.100" "$H" status
+ok_if "status: host hv0.100 attached, by its name" \
+	has "^host hv0.100 \[netns $D\]: .*tc ingress attached"
+# '.', '-' and '_' are all legal: distinct names, distinct directories
+ip -n $D link add hv.1 type veth peer name hv.1p
+ip -n $D link add hv-1 type veth peer name hv-1p
+expect_ok "host attach hv.1" "$H" -n $D host attach hv.1
+expect_ok "host attach hv-1" "$H" -n $D host attach hv-1
+expect_ok "status with hv.1 and hv-1" "$H" status
+ok_if "status: hv.1 and hv-1 both attached" \
+	bash -c 'grep -q "^host hv\.1 .*tc ingress attached" <<<"$1" && grep -q "^host hv-1 .*tc ingress attached" <<<"$1"' _ "$out"
+expect_ok "host detach hv.1" "$H" -n $D host detach hv.1
+ok_if "hv-1 untouched by detaching hv.1" test "$(ip netns exec $D tc filter show dev hv-1 ingress | grep -c 0x4850)" -eq 1
+expect_ok "host detach hv-1" "$H" -n $D host detach hv-1
+if ip -n $D link property add dev hv-1 altname hvalt 2>/dev/null; then
+	expect_ok "host attach by an alternative name (hvalt)" "$H" -n $D host attach hvalt
+	ok_if "pinned under the device's own name, hv-1" has "/host/hv-1$"
+	expect_ok "host detach by its own name (hv-1)" "$H" -n $D host detach hv-1
+else
+	tap 0 "alternative names # SKIP ip link property not supported"
+fi
+expect_ok "host detach hv0.100" "$H" -n $D host detach hv0.100
+ok_if "hv0.100: pins removed" test -n "$vpins" -a ! -e "$vpins"
+expect_err "host detach hv0.100 twice: not attached" 1 "hpcc_host is not attached to hv0.100" \
+	"$H" -n $D host detach hv0.100
+ip -n $D link del hv0.100; ip -n $D link del hv.1; ip -n $D link del hv-1
 
 # device gone while attached
 ip -n $D link add hx0 type veth peer name hx1 && ip -n $D link set hx0 up
