@@ -5,6 +5,8 @@
 #   make vmlinux.h  bpf/vmlinux.h from the target kernel's BTF
 #   make clean      remove build outputs, including the build/ cache
 #   make kver       print the kernel this tree builds against
+#   make debug-kernel   build (once, cached outside the clone) the debug kernel
+#   make module-debug   build/debug/tcp_hpcc.ko against the debug kernel
 #
 # Overridable: KVER (default: newest installed Debian 6.1 kernel with headers),
 # KDIR, PAHOLE, PAHOLE_FLAGS, OBJCOPY.
@@ -34,7 +36,8 @@ OBJCOPY ?= objcopy
 PAHOLE_FLAGS ?= $(shell PAHOLE=$(PAHOLE) $(KDIR)/scripts/pahole-flags.sh 2>/dev/null)
 
 # Goals that must work without kernel headers (lead: add e.g. unit tests here).
-NOKERNEL_GOALS := deps clean kver unit bench-law check demo bench
+NOKERNEL_GOALS := deps clean kver unit bench-law check check-quick demo bench \
+	debug-kernel module-debug
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(KVER),)
 $(error no Debian 6.1 kernel headers (/usr/src/linux-headers-6.1.*-amd64): run 'make deps' or set KVER=/KDIR=)
@@ -46,7 +49,8 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit \
-	check install bench-law bench-bpf demo-tools demo bench
+	check check-quick install bench-law bench-bpf demo-tools demo bench \
+	debug-kernel module-debug
 
 all: module bpf probe
 
@@ -76,6 +80,27 @@ module: $(BTF_BASE) $(RESOLVE_BTFIDS)
 $(BTF_BASE) $(RESOLVE_BTFIDS) $(KBTF)/vmlinux.h &:
 	scripts/kbtf.sh $(KVER) $(KBTF)
 
+# The debug kernel (KASAN, lockdep, kmemleak, UBSAN) for the VM tests:
+# about 20 minutes once, then cached by scripts/debug-kernel.sh.
+debug-kernel:
+	scripts/debug-kernel.sh
+
+# tcp_hpcc.ko for the debug kernel, beside the stock one: kbuild writes
+# objects next to the sources, so build/debug/ holds links to them. The
+# debug tree has vmlinux and resolve_btfids, so kbuild adds the BTF itself.
+DEBUG_DIR := $(BUILDDIR)/debug
+DEBUG_SRCS := Kbuild tcp_hpcc.c hpcc_ctl.h hpcc_law.h hpcc_wire.h
+module-debug:
+	@mkdir -p $(DEBUG_DIR)
+	@for f in $(DEBUG_SRCS); do ln -sfn ../../$$f $(DEBUG_DIR)/$$f; done
+	scripts/debug-kernel.sh >$(DEBUG_DIR)/kdir
+	$(MAKE) -C $$(cat $(DEBUG_DIR)/kdir)/tree M=$(CURDIR)/$(DEBUG_DIR) modules
+	@readelf -S --wide $(DEBUG_DIR)/$(MODULE) | grep -q ' \.BTF ' \
+	    || { echo "Makefile: ERROR: $(DEBUG_DIR)/$(MODULE) has no .BTF section" >&2; exit 1; }
+	@$(OBJCOPY) -O binary --only-section=.BTF_ids $(DEBUG_DIR)/$(MODULE) $(DEBUG_DIR)/btf_ids.bin
+	@od -An -tx1 -v $(DEBUG_DIR)/btf_ids.bin | grep -q '[1-9a-f]' \
+	    || { echo "Makefile: ERROR: $(DEBUG_DIR)/$(MODULE) .BTF_ids missing or unresolved" >&2; exit 1; }
+
 vmlinux.h: bpf/vmlinux.h
 bpf/vmlinux.h: $(KBTF)/vmlinux.h
 	@mkdir -p $(@D)
@@ -103,6 +128,9 @@ UNIT_CFLAGS := -O2 -g -Wall -Wextra -Werror -I. -Itests/unit
 tests/unit/test_law: tests/unit/test_law.c tests/unit/tap.h hpcc_law.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $< -lm
 
+tests/unit/test_ctl: tests/unit/test_ctl.c tests/unit/tap.h hpcc_ctl.h hpcc_law.h hpcc_wire.h
+	$(CC) $(UNIT_CFLAGS) -o $@ $<
+
 tests/unit/bench_law: tests/unit/bench_law.c hpcc_law.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $<
 
@@ -111,11 +139,12 @@ demo-tools:
 	$(MAKE) -C demo
 
 # Everything the test suite runs.
-tests: tests/unit/test_law selftests bpf demo-tools
+tests: tests/unit/test_law tests/unit/test_ctl selftests bpf demo-tools
 	$(MAKE) -C tests/bpf
 
-unit: tests/unit/test_law
+unit: tests/unit/test_law tests/unit/test_ctl
 	tests/unit/test_law
+	tests/unit/test_ctl
 
 # Instructions per window-law update, by callgrind.
 bench-law: tests/unit/bench_law
@@ -128,9 +157,14 @@ bench-bpf: bpf
 	tests/bpf/bpf_test --bench
 
 # The README's test command: installs what is missing, builds, runs the
-# unit, BPF and probe tests on this machine and the selftests in the VM.
+# unit, BPF and probe tests on this machine and the selftests in the VM,
+# on the stock kernel and on the debug kernel.
 check:
 	scripts/check.sh
+
+# All of check but the debug kernel's build and VM run.
+check-quick:
+	scripts/check.sh --quick
 
 # The README's main command: hpcc against cubic, dctcp and bbr on an
 # emulated datacenter topology, one VM run; table, CSV and plots in out/.
@@ -147,7 +181,7 @@ install: all
 
 clean:
 	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
-	rm -rf $(BUILDDIR) bpf/vmlinux.h tests/unit/test_law tests/unit/bench_law
+	rm -rf $(BUILDDIR) bpf/vmlinux.h tests/unit/test_law tests/unit/test_ctl tests/unit/bench_law
 	$(MAKE) -C bpf clean
 	$(MAKE) -C selftests clean
 	$(MAKE) -C tests/bpf clean

@@ -49,29 +49,7 @@
 #include <net/netns/generic.h>
 #include <net/tcp.h>
 
-#include "hpcc_law.h"
-#include "hpcc_wire.h"
-
-/* Fewest segments in cwnd: one in flight plus one being acknowledged. */
-#define HPCC_MIN_CWND		2
-/* cwnd = HPCC_CWND_GAIN * W: the rate is R = W / T, paced; the window only
- * bounds inflight, with room for an RTT above T that is not queueing (host
- * and NIC delays), as the reference simulator bounds its rate-based flows
- * by the network's max RTT rather than their own base RTT.
- */
-#define HPCC_CWND_GAIN		2
-/* Windows may grow to this many path BDPs to make up for an actual RTT
- * above T; pacing never exceeds the bottleneck capacity.
- */
-#define HPCC_W_MAX_BDPS		4
-/* T when base_rtt is auto and the flow has no RTT sample yet. */
-#define HPCC_DEFAULT_T_US	1000
-/* A lost probe is retried after this many RTTs... */
-#define HPCC_PROBE_TIMEOUT_RTTS	3
-/* ...never sooner than this... */
-#define HPCC_PROBE_MIN_TIMEOUT	(200 * NSEC_PER_USEC)
-/* ...and unanswered probes back off exponentially up to 2^6 timeouts. */
-#define HPCC_PROBE_MAX_BACKOFF	6
+#include "hpcc_ctl.h"
 
 /* ---- parameters ---------------------------------------------------------- */
 
@@ -188,37 +166,50 @@ static void hpcc_count(enum hpcc_stat s)
 /* ---- per-flow state ------------------------------------------------------ */
 
 /*
- * What does not fit icsk_ca_priv. Fields above `law` are shared with the
- * kfunc and guarded by lock; the rest belongs to the ACK path, which runs
- * under the socket lock.
+ * What the kfunc hands the ACK path. The kfunc runs in tc context on any
+ * CPU without the socket lock; it touches nothing of a flow but this, and
+ * only under lock. pending and probe_nonce are also read without the lock
+ * (READ_ONCE), so every write of them is a WRITE_ONCE.
  */
+struct hpcc_mailbox {
+	spinlock_t lock;		/* guards the whole mailbox */
+	bool pending;			/* report[] holds an unconsumed report */
+	u8 nhops;
+	u32 seq;			/* probe_seq of the pending report */
+	u32 probe_nonce;		/* outstanding probe, 0: none */
+	u32 probe_seq;			/* snd_nxt when it left */
+	u64 probe_sent_ns;
+	u64 probe_rtt_ns;		/* probe to response, last report */
+	struct hpcc_sample report[HPCC_MAX_HOPS];
+};
+
+/*
+ * What get_info() and /proc/net/tcp_hpcc read without the socket lock,
+ * published by the ACK path with WRITE_ONCE after each change.
+ */
+struct hpcc_flow_info {
+	u64 w, wc;			/* bytes */
+	u64 pacing_rate;		/* bytes/s, the last the law set */
+	u64 last_report_ns;
+	u64 u;				/* U, HPCC_U_SHIFT */
+	u32 stage;
+	u32 bottleneck;
+	u32 nhops;
+	u32 t_us;
+	u32 unanswered;
+	bool telemetry;
+};
+
+/* What does not fit icsk_ca_priv, in three parts by who may touch it. */
 struct hpcc_flow {
 	struct rhash_head node;
 	struct sock *sk;		/* hash key; never dereferenced in tc */
 	possible_net_t net;
 	struct rcu_head rcu;
 
-	spinlock_t lock;		/* the fields up to law */
-	bool pending;			/* report[] holds an unconsumed report */
-	u8 pending_nhops;
-	u32 pending_seq;		/* probe_seq of the pending report */
-	u32 probe_nonce;		/* outstanding probe, 0: none */
-	u32 probe_seq;			/* snd_nxt when it left */
-	u64 probe_sent_ns;
-	u64 probe_rtt_ns;		/* probe to response, last report */
-	struct hpcc_sample report[HPCC_MAX_HOPS];
-
-	struct hpcc_law law;
-	u64 pacing_rate;		/* R = W / T, bytes/s, capped at B */
-	u64 last_report_ns;		/* last report the law used */
-	u64 next_probe_ns;		/* earliest time for the next probe */
-	u32 t_us;			/* T in force */
-	u32 unanswered;			/* probes lost in a row */
-	bool telemetry;			/* the law owns cwnd and pacing */
-	bool started;			/* telemetry has run before */
-	/* Published for get_info(), which runs without the socket lock. */
-	u32 info_u;			/* U << 8, as ss prints it */
-	u32 info_stage;			/* incStage */
+	struct hpcc_mailbox mb;		/* shared with the kfunc */
+	struct hpcc_ctl ctl;		/* the ACK path's, socket lock held */
+	struct hpcc_flow_info info;	/* for lockless readers */
 };
 
 /* icsk_ca_priv */
@@ -240,25 +231,53 @@ static const struct rhashtable_params hpcc_flow_params = {
 
 static struct tcp_congestion_ops tcp_hpcc_ops;
 
-/* T, the base RTT the law normalises by, in us: within the law's limit,
- * which a path's own min RTT (a satellite, a stuck queue) can exceed.
- */
-static u32 hpcc_base_rtt_us(const struct sock *sk)
-{
-	u32 us = READ_ONCE(hpcc_base_rtt);
-
-	if (!us)
-		us = tcp_min_rtt(tcp_sk(sk));
-	if (!us || us == ~0U)
-		return HPCC_DEFAULT_T_US;
-	return min_t(u32, us, HPCC_T_LIMIT_NS / NSEC_PER_USEC);
-}
-
 static u64 hpcc_srtt_ns(const struct tcp_sock *tp)
 {
 	u32 srtt_us = tp->srtt_us >> 3;
 
 	return (u64)(srtt_us ? srtt_us : USEC_PER_MSEC) * NSEC_PER_USEC;
+}
+
+static void hpcc_params(struct hpcc_ctl_params *p)
+{
+	p->eta_permille = READ_ONCE(hpcc_eta);
+	p->max_stage = READ_ONCE(hpcc_max_stage);
+	p->ewma_rtts = READ_ONCE(hpcc_ewma_rtts);
+	p->w_ai_bytes = READ_ONCE(hpcc_w_ai);
+	p->expected_flows = READ_ONCE(hpcc_expected_flows);
+	p->base_rtt_us = READ_ONCE(hpcc_base_rtt);
+	p->telemetry_timeout = READ_ONCE(hpcc_telemetry_timeout);
+}
+
+static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	v->mss = max(tp->mss_cache, 1U);
+	v->snd_nxt = tp->snd_nxt;
+	v->snd_una = tp->snd_una;
+	v->cwnd = tcp_snd_cwnd(tp);
+	v->min_rtt_us = tcp_min_rtt(tp);
+	v->srtt_ns = hpcc_srtt_ns(tp);
+}
+
+/* For the lockless readers: after every change of the controller. */
+static void hpcc_publish(struct hpcc_flow *f)
+{
+	const struct hpcc_ctl *c = &f->ctl;
+	struct hpcc_flow_info *i = &f->info;
+
+	WRITE_ONCE(i->w, c->law.w >> HPCC_W_SHIFT);
+	WRITE_ONCE(i->wc, c->law.wc >> HPCC_W_SHIFT);
+	WRITE_ONCE(i->pacing_rate, c->pacing_rate);
+	WRITE_ONCE(i->last_report_ns, c->last_report_ns);
+	WRITE_ONCE(i->u, c->law.u);
+	WRITE_ONCE(i->stage, c->law.inc_stage);
+	WRITE_ONCE(i->bottleneck, c->law.bottleneck);
+	WRITE_ONCE(i->nhops, c->law.nhops);
+	WRITE_ONCE(i->t_us, c->t_us);
+	WRITE_ONCE(i->unanswered, c->unanswered);
+	WRITE_ONCE(i->telemetry, c->telemetry);
 }
 
 /* ---- probes ---------------------------------------------------------------- */
@@ -385,23 +404,18 @@ static bool hpcc_sk_is_v4(const struct sock *sk)
 /* Forget the outstanding probe: a late response to it is stale. */
 static void hpcc_clear_nonce(struct hpcc_flow *f)
 {
-	spin_lock_bh(&f->lock);
-	WRITE_ONCE(f->probe_nonce, 0);
-	spin_unlock_bh(&f->lock);
+	spin_lock_bh(&f->mb.lock);
+	WRITE_ONCE(f->mb.probe_nonce, 0);
+	spin_unlock_bh(&f->mb.lock);
 }
 
-/*
- * One probe per flow outstanding, sent while data is in flight: the next
- * goes out on the first ACK after the response, or after a timeout of a few
- * RTTs, backing off while probes stay unanswered (a receiver without the
- * reflector) so that such a path costs almost nothing.
- */
+/* When a probe is due (hpcc_ctl_probe_due()), send it. */
 static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 			     const struct rate_sample *rs, u64 now)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u64 timeout;
 	u8 tos = READ_ONCE(hpcc_probe_dscp) << 2;
+	u64 srtt = hpcc_srtt_ns(tp);
 	struct sk_buff *skb;
 	u32 nonce;
 	int err;
@@ -409,39 +423,32 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 	/* In flight now, or up to this ACK: an ACK-clocked flow whose
 	 * every ACK covers the whole flight is still sending.
 	 */
-	if ((!tp->packets_out && !rs->prior_in_flight) ||
-	    (s64)(now - f->next_probe_ns) < 0)
+	if (!hpcc_ctl_probe_due(&f->ctl, now,
+				tp->packets_out || rs->prior_in_flight))
 		return;
-	if (READ_ONCE(f->probe_nonce)) {
-		/* The previous probe is overdue: count it lost, once. */
+	if (READ_ONCE(f->mb.probe_nonce)) {
 		hpcc_count(HPCC_STAT_PROBES_LOST);
-		if (f->unanswered < HPCC_PROBE_MAX_BACKOFF)
-			f->unanswered++;
+		hpcc_ctl_probe_lost(&f->ctl);
 		hpcc_clear_nonce(f);
 	}
-	/* A probe refused here never left: it is neither lost nor a reason
-	 * to back off, only retried an RTT later.
-	 */
 	if (!hpcc_probe_budget(sk)) {
 		hpcc_count(HPCC_STAT_PROBES_LIMITED);
-		f->next_probe_ns = now + hpcc_srtt_ns(tp);
+		hpcc_ctl_probe_held(&f->ctl, now, srtt);
 		return;
 	}
 	nonce = get_random_u32() | 1;
 	skb = hpcc_build_probe(sk, nonce, now);
 	if (!skb) {
 		hpcc_count(HPCC_STAT_PROBE_ERRORS);
-		f->next_probe_ns = now + hpcc_srtt_ns(tp);
+		hpcc_ctl_probe_held(&f->ctl, now, srtt);
 		return;
 	}
-	timeout = max_t(u64, HPCC_PROBE_TIMEOUT_RTTS * hpcc_srtt_ns(tp),
-			HPCC_PROBE_MIN_TIMEOUT);
-	spin_lock_bh(&f->lock);
-	WRITE_ONCE(f->probe_nonce, nonce);
-	f->probe_seq = tp->snd_nxt;
-	f->probe_sent_ns = now;
-	spin_unlock_bh(&f->lock);
-	f->next_probe_ns = now + (timeout << f->unanswered);
+	spin_lock_bh(&f->mb.lock);
+	WRITE_ONCE(f->mb.probe_nonce, nonce);
+	f->mb.probe_seq = tp->snd_nxt;
+	f->mb.probe_sent_ns = now;
+	spin_unlock_bh(&f->mb.lock);
+	hpcc_ctl_probe_sent(&f->ctl, now, srtt);
 
 #if IS_ENABLED(CONFIG_IPV6)
 	if (!hpcc_sk_is_v4(sk))
@@ -457,7 +464,7 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 	/* No route: the probe never left, so it cannot be lost either. */
 	hpcc_count(HPCC_STAT_PROBE_ERRORS);
 	hpcc_clear_nonce(f);
-	f->next_probe_ns = now + hpcc_srtt_ns(tp);
+	hpcc_ctl_probe_held(&f->ctl, now, srtt);
 }
 
 /* ---- the kfunc ------------------------------------------------------------- */
@@ -497,7 +504,6 @@ static void hpcc_count_reject(int err)
 static int hpcc_stash_report(struct sock *sk, const struct hpcc_probe *p)
 {
 	struct hpcc_flow *f;
-	unsigned int i;
 	int err = 0;
 
 	rcu_read_lock();
@@ -508,29 +514,18 @@ static int hpcc_stash_report(struct sock *sk, const struct hpcc_probe *p)
 		      -ENOBUFS : -EOPNOTSUPP;
 		goto out;
 	}
-	spin_lock_bh(&f->lock);
-	if (!f->probe_nonce || be32_to_cpu(p->hdr.nonce) != f->probe_nonce) {
+	spin_lock_bh(&f->mb.lock);
+	if (!hpcc_ctl_nonce_matches(p, f->mb.probe_nonce)) {
 		err = -ESTALE;
 		goto unlock;
 	}
-	for (i = 0; i < p->hdr.nhops; i++) {
-		const struct hpcc_hop *h = &p->hop[i];
-		struct hpcc_sample *s = &f->report[i];
-
-		s->switch_id = be32_to_cpu(h->switch_id);
-		s->port_id = be32_to_cpu(h->port_id);
-		s->rate_mbps = be32_to_cpu(h->rate_mbps);
-		s->qlen = be32_to_cpu(h->qlen);
-		s->ts_ns = be64_to_cpu(h->ts_ns);
-		s->tx_bytes = be64_to_cpu(h->tx_bytes);
-	}
-	f->pending_nhops = p->hdr.nhops;
-	f->pending_seq = f->probe_seq;
-	f->probe_rtt_ns = tcp_clock_ns() - f->probe_sent_ns;
-	WRITE_ONCE(f->probe_nonce, 0);	/* one response per probe */
-	WRITE_ONCE(f->pending, true);
+	f->mb.nhops = hpcc_ctl_decode(p, f->mb.report);
+	f->mb.seq = f->mb.probe_seq;
+	WRITE_ONCE(f->mb.probe_rtt_ns, tcp_clock_ns() - f->mb.probe_sent_ns);
+	WRITE_ONCE(f->mb.probe_nonce, 0);	/* one response per probe */
+	WRITE_ONCE(f->mb.pending, true);
 unlock:
-	spin_unlock_bh(&f->lock);
+	spin_unlock_bh(&f->mb.lock);
 out:
 	rcu_read_unlock();
 	return err;
@@ -564,11 +559,7 @@ noinline int bpf_hpcc_report(struct tcp_sock *tp, void *report,
 	if (!tp || !report)
 		err = -EINVAL;
 	else
-		err = hpcc_wire_check(&p->hdr, report__sz);
-	if (!err && !(p->hdr.flags & HPCC_F_RESPONSE))
-		err = -EBADMSG;
-	if (!err && (p->hdr.flags & HPCC_F_OVERFLOW))
-		err = -E2BIG;
+		err = hpcc_ctl_check_response(p, report__sz);
 	if (!err)
 		err = hpcc_stash_report((struct sock *)tp, p);
 	if (err)
@@ -589,92 +580,41 @@ static const struct btf_kfunc_id_set hpcc_kfunc_set = {
 	.set = &hpcc_kfunc_ids,
 };
 
-/* ---- the window law on the ACK path --------------------------------------- */
-
-static void hpcc_law_cfg(const struct sock *sk, u64 bdp, u64 t_ns,
-			 struct hpcc_law_cfg *c)
-{
-	u64 mss = (u64)tcp_sk(sk)->mss_cache << HPCC_W_SHIFT;
-	u32 ai = READ_ONCE(hpcc_w_ai);
-
-	bdp = min_t(u64, bdp, HPCC_W_LIMIT / HPCC_W_MAX_BDPS);
-	c->t_ns = t_ns;
-	c->eta = hpcc_qdiv(READ_ONCE(hpcc_eta), 1000, HPCC_U_SHIFT);
-	c->max_stage = READ_ONCE(hpcc_max_stage);
-	c->ewma_rtts = READ_ONCE(hpcc_ewma_rtts);
-	c->w_min = mss;
-	c->w_max = max(bdp * HPCC_W_MAX_BDPS, mss);
-	if (ai)
-		c->w_ai = (u64)ai << HPCC_W_SHIFT;
-	else	/* the draft's rule of thumb: W_init * (1 - eta) / N */
-		c->w_ai = hpcc_qdiv((bdp * (HPCC_U_ONE - c->eta)) >>
-				    HPCC_U_SHIFT,
-				    READ_ONCE(hpcc_expected_flows), 0);
-}
+/* ---- the controller on the ACK path --------------------------------------- */
 
 /* Run NewAck on a stashed report, if there is one. */
 static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 {
 	struct hpcc_sample L[HPCC_MAX_HOPS];
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct hpcc_law_cfg c;
+	struct hpcc_ctl_params p;
+	struct hpcc_tcp_view v;
 	unsigned int n;
-	u64 t_ns, bdp;
-	u32 bmin, seq;
+	u32 seq;
 
-	if (!READ_ONCE(f->pending))
+	if (!READ_ONCE(f->mb.pending))
 		return;
-	spin_lock_bh(&f->lock);
-	n = f->pending_nhops;
-	seq = f->pending_seq;
-	memcpy(L, f->report, n * sizeof(L[0]));
-	WRITE_ONCE(f->pending, false);
-	f->unanswered = 0;
-	f->next_probe_ns = now;		/* next probe on this very ACK */
-	spin_unlock_bh(&f->lock);
+	spin_lock_bh(&f->mb.lock);
+	n = f->mb.nhops;
+	seq = f->mb.seq;
+	memcpy(L, f->mb.report, n * sizeof(L[0]));
+	WRITE_ONCE(f->mb.pending, false);
+	spin_unlock_bh(&f->mb.lock);
 
-	WRITE_ONCE(f->t_us, hpcc_base_rtt_us(sk));
-	t_ns = (u64)f->t_us * NSEC_PER_USEC;
-	bmin = hpcc_path_mbps(L, n);
-	bdp = hpcc_bdp(bmin, t_ns);
-	if (!bdp) {
+	hpcc_params(&p);
+	hpcc_view(sk, &v);
+	if (hpcc_ctl_report(&f->ctl, &p, &v, L, n, seq, now))
+		hpcc_count(HPCC_STAT_REPORTS_USED);
+	else
 		hpcc_count(HPCC_STAT_REPORTS_NO_CAPACITY);
-		return;
-	}
-	hpcc_law_cfg(sk, bdp, t_ns, &c);
-	if (!f->telemetry) {
-		u64 w0;
-
-		/* New flows start at line rate as the draft says, unless
-		 * the path already queues; a flow coming back from
-		 * loss-based mode starts where it is.
-		 */
-		if (f->started)
-			w0 = ((u64)tcp_snd_cwnd(tp) * tp->mss_cache) <<
-			     HPCC_W_SHIFT;
-		else
-			w0 = hpcc_law_first_w(&c, L, n, bdp,
-					      (u64)(tp->snd_nxt - tp->snd_una) <<
-					      HPCC_W_SHIFT);
-		hpcc_law_start(&f->law, &c, w0, tp->snd_nxt);
-		WRITE_ONCE(f->telemetry, true);
-		f->started = true;
-	}
-	hpcc_law_report(&f->law, &c, L, n, seq, tp->snd_nxt);
-	WRITE_ONCE(f->info_u, min_t(u64, f->law.u >> (HPCC_U_SHIFT - 8),
-				    U32_MAX));
-	WRITE_ONCE(f->info_stage, f->law.inc_stage);
-	f->last_report_ns = now;
-	hpcc_count(HPCC_STAT_REPORTS_USED);
-
-	WRITE_ONCE(f->pacing_rate, hpcc_pacing_rate(f->law.w, t_ns, bmin));
+	hpcc_publish(f);
 }
 
 static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 
-	WRITE_ONCE(f->telemetry, false);
+	f->ctl.telemetry = false;
+	hpcc_publish(f);
 	/* Carry on in congestion avoidance from the window in force. */
 	tp->snd_ssthresh = max(tcp_snd_cwnd(tp), 2U);
 }
@@ -682,14 +622,10 @@ static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)
 static void hpcc_apply_law(struct sock *sk, struct hpcc_flow *f)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	u64 w = f->law.w >> HPCC_W_SHIFT;
-	u32 cwnd;
 
-	cwnd = (u32)min_t(u64, w * HPCC_CWND_GAIN, U32_MAX) /
-	       max(tp->mss_cache, 1U);
-	cwnd = clamp(cwnd, (u32)HPCC_MIN_CWND, tp->snd_cwnd_clamp);
-	tcp_snd_cwnd_set(tp, cwnd);
-	WRITE_ONCE(sk->sk_pacing_rate, min(f->pacing_rate,
+	tcp_snd_cwnd_set(tp, hpcc_ctl_cwnd(&f->ctl, tp->mss_cache,
+					   tp->snd_cwnd_clamp));
+	WRITE_ONCE(sk->sk_pacing_rate, min(f->ctl.pacing_rate,
 					   READ_ONCE(sk->sk_max_pacing_rate)));
 }
 
@@ -724,6 +660,7 @@ static void hpcc_reno(struct sock *sk, const struct rate_sample *rs)
 static void hpcc_cong_control(struct sock *sk, const struct rate_sample *rs)
 {
 	struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
+	struct hpcc_ctl_params p;
 	u64 now;
 
 	if (!f) {
@@ -732,17 +669,13 @@ static void hpcc_cong_control(struct sock *sk, const struct rate_sample *rs)
 	}
 	now = tcp_clock_ns();
 	hpcc_consume_report(sk, f, now);
-	/* Probes are not retried faster than HPCC_PROBE_MIN_TIMEOUT, so
-	 * telemetry cannot be missed sooner either. Signed: tcp_clock_ns()
-	 * is per CPU, and the report may have been taken on another one.
-	 */
-	if (f->telemetry && (s64)(now - f->last_report_ns) >
-	    (s64)(READ_ONCE(hpcc_telemetry_timeout) *
-		  max_t(u64, hpcc_srtt_ns(tcp_sk(sk)), HPCC_PROBE_MIN_TIMEOUT))) {
+	hpcc_params(&p);
+	if (hpcc_ctl_telemetry_lost(&f->ctl, &p, now,
+				    hpcc_srtt_ns(tcp_sk(sk)))) {
 		hpcc_count(HPCC_STAT_TELEMETRY_TIMEOUTS);
 		hpcc_leave_telemetry(sk, f);
 	}
-	if (f->telemetry)
+	if (f->ctl.telemetry)
 		hpcc_apply_law(sk, f);
 	else
 		hpcc_reno(sk, rs);
@@ -766,7 +699,7 @@ static void hpcc_init(struct sock *sk)
 		goto degraded;
 	f->sk = sk;
 	write_pnet(&f->net, sock_net(sk));
-	spin_lock_init(&f->lock);
+	spin_lock_init(&f->mb.lock);
 	if (rhashtable_insert_fast(&hpcc_flows, &f->node, hpcc_flow_params)) {
 		kmem_cache_free(hpcc_flow_cache, f);
 		goto degraded;
@@ -806,7 +739,7 @@ static bool hpcc_telemetry_on(const struct sock *sk)
 {
 	const struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
 
-	return f && f->telemetry;
+	return f && f->ctl.telemetry;
 }
 
 static u32 hpcc_ssthresh(struct sock *sk)
@@ -834,8 +767,10 @@ static void hpcc_set_state(struct sock *sk, u8 new_state)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	/* An RTO means the path is in trouble: fall back to loss-based. */
-	if (new_state == TCP_CA_Loss && f && f->telemetry)
-		WRITE_ONCE(f->telemetry, false);
+	if (new_state == TCP_CA_Loss && f && f->ctl.telemetry) {
+		f->ctl.telemetry = false;
+		hpcc_publish(f);
+	}
 	/* End of loss-based recovery: Reno's cwnd = ssthresh. */
 	if (new_state == TCP_CA_Open && !hpcc_telemetry_on(sk) &&
 	    inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery &&
@@ -869,11 +804,12 @@ static size_t hpcc_get_info(struct sock *sk, u32 ext, int *attr,
 	memset(&info->bbr, 0, sizeof(info->bbr));
 	rcu_read_lock();
 	f = rhashtable_lookup(&hpcc_flows, &sk, hpcc_flow_params);
-	if (f && READ_ONCE(f->telemetry)) {
-		bw = READ_ONCE(f->pacing_rate);
-		u = READ_ONCE(f->info_u);
-		info->bbr.bbr_min_rtt = READ_ONCE(f->t_us);
-		info->bbr.bbr_cwnd_gain = READ_ONCE(f->info_stage) << 8;
+	if (f && READ_ONCE(f->info.telemetry)) {
+		bw = READ_ONCE(f->info.pacing_rate);
+		u = min_t(u64, READ_ONCE(f->info.u) >> (HPCC_U_SHIFT - 8),
+			  U32_MAX);
+		info->bbr.bbr_min_rtt = READ_ONCE(f->info.t_us);
+		info->bbr.bbr_cwnd_gain = READ_ONCE(f->info.stage) << 8;
 	}
 	rcu_read_unlock();
 	info->bbr.bbr_bw_lo = (u32)bw;
@@ -901,12 +837,15 @@ static struct tcp_congestion_ops tcp_hpcc_ops __read_mostly = {
 static void hpcc_show_flow(struct seq_file *seq, const struct hpcc_flow *f,
 			   u64 now)
 {
+	const struct hpcc_flow_info *i = &f->info;
 	const struct sock *sk = f->sk;
-	const struct hpcc_law *law = &f->law;
-	u64 last = READ_ONCE(f->last_report_ns);
+	u64 last = READ_ONCE(i->last_report_ns);
 	s64 age = (s64)(now - last);
 
-	/* Racy snapshot of a live flow: good enough for a status view. */
+	/* A snapshot of a live flow, field by field: fine for a status view.
+	 * sk stays a socket during the walk's RCU section (TCP sockets are
+	 * SLAB_TYPESAFE_BY_RCU), if perhaps another one by now.
+	 */
 	if (sk->sk_family == AF_INET6 && !ipv6_addr_v4mapped(&sk->sk_v6_daddr))
 		seq_printf(seq, "[%pI6c]:%u [%pI6c]:%u", &sk->sk_v6_rcv_saddr,
 			   sk->sk_num, &sk->sk_v6_daddr, ntohs(sk->sk_dport));
@@ -914,10 +853,11 @@ static void hpcc_show_flow(struct seq_file *seq, const struct hpcc_flow *f,
 		seq_printf(seq, "%pI4:%u %pI4:%u", &sk->sk_rcv_saddr,
 			   sk->sk_num, &sk->sk_daddr, ntohs(sk->sk_dport));
 	seq_printf(seq, " %s %llu %llu %llu %u %u %llu %u ",
-		   READ_ONCE(f->telemetry) ? "hpcc" : "reno",
-		   law->w >> HPCC_W_SHIFT, law->wc >> HPCC_W_SHIFT,
-		   (law->u * 1000) >> HPCC_U_SHIFT, law->inc_stage,
-		   law->bottleneck, f->pacing_rate, f->t_us);
+		   READ_ONCE(i->telemetry) ? "hpcc" : "reno",
+		   READ_ONCE(i->w), READ_ONCE(i->wc),
+		   (READ_ONCE(i->u) * 1000) >> HPCC_U_SHIFT,
+		   READ_ONCE(i->stage), READ_ONCE(i->bottleneck),
+		   READ_ONCE(i->pacing_rate), READ_ONCE(i->t_us));
 	/* "-": no telemetry yet; per-CPU clocks may put "now" a hair early */
 	if (!last)
 		seq_puts(seq, "-");
@@ -925,8 +865,8 @@ static void hpcc_show_flow(struct seq_file *seq, const struct hpcc_flow *f,
 		seq_printf(seq, "%llu", div_u64(max_t(s64, age, 0),
 						NSEC_PER_USEC));
 	seq_printf(seq, " %llu %u %u\n",
-		   div_u64(f->probe_rtt_ns, NSEC_PER_USEC), law->nhops,
-		   f->unanswered);
+		   div_u64(READ_ONCE(f->mb.probe_rtt_ns), NSEC_PER_USEC),
+		   READ_ONCE(i->nhops), READ_ONCE(i->unanswered));
 }
 
 #define HPCC_FLOWS_HEADER "local remote mode w_bytes wc_bytes u_permille stage bottleneck_hop rate_Bps t_us age_us probe_rtt_us hops unanswered\n"

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the controller around the law (hpcc_ctl.h): which
+ * responses are accepted, how a report is consumed, the fallback, the
+ * window and rate handed to TCP, and the probe schedule.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <string.h>
+
+#include "hpcc_ctl.h"
+#include "tap.h"
+
+#define W(bytes)	((uint64_t)(bytes) << HPCC_W_SHIFT)
+
+static const struct hpcc_ctl_params params = {
+	.eta_permille = 950, .max_stage = 1, .ewma_rtts = 4,
+	.expected_flows = 16, .telemetry_timeout = 8,
+};
+
+static struct hpcc_probe response(uint32_t nonce)
+{
+	struct hpcc_probe p;
+
+	memset(&p, 0, sizeof(p));
+	p.hdr.version = HPCC_WIRE_VERSION;
+	p.hdr.flags = HPCC_F_RESPONSE;
+	p.hdr.room = HPCC_MAX_HOPS;
+	p.hdr.nonce = htonl(nonce);
+	return p;
+}
+
+static void test_accept(void)
+{
+	struct hpcc_probe p = response(0x1234567);
+	struct hpcc_sample L[HPCC_MAX_HOPS];
+
+	tap_ok(hpcc_ctl_check_response(&p, HPCC_PROBE_LEN) == 0,
+	       "a well-formed response passes");
+	tap_ok(hpcc_ctl_check_response(&p, HPCC_PROBE_LEN - 1) == -EMSGSIZE,
+	       "short: -EMSGSIZE");
+	p.hdr.flags = 0;
+	tap_ok(hpcc_ctl_check_response(&p, HPCC_PROBE_LEN) == -EBADMSG,
+	       "a probe that is not a response: -EBADMSG");
+	p.hdr.flags = HPCC_F_RESPONSE | HPCC_F_OVERFLOW;
+	tap_ok(hpcc_ctl_check_response(&p, HPCC_PROBE_LEN) == -E2BIG,
+	       "overflow (path longer than the room): -E2BIG");
+	p.hdr.flags = HPCC_F_RESPONSE;
+	tap_ok(hpcc_ctl_nonce_matches(&p, 0x1234567) &&
+	       !hpcc_ctl_nonce_matches(&p, 0x1234566) &&
+	       !hpcc_ctl_nonce_matches(&p, 0),
+	       "nonce: only the outstanding one matches, none when none is out");
+	p.hdr.nhops = 2;
+	p.hop[1].switch_id = htonl(7);
+	p.hop[1].rate_mbps = htonl(100000);
+	p.hop[1].qlen = htonl(1500);
+	p.hop[1].ts_ns = htobe64(0x0102030405060708ULL);
+	p.hop[1].tx_bytes = htobe64(0xfffffffffffffff0ULL);
+	tap_ok(hpcc_ctl_decode(&p, L) == 2 && L[1].switch_id == 7 &&
+	       L[1].rate_mbps == 100000 && L[1].qlen == 1500 &&
+	       L[1].ts_ns == 0x0102030405060708ULL &&
+	       L[1].tx_bytes == 0xfffffffffffffff0ULL,
+	       "hop records decoded from network order");
+}
+
+static struct hpcc_sample hop(uint64_t ts, uint64_t tx, uint32_t q,
+			      uint32_t mbps)
+{
+	struct hpcc_sample s = {
+		.ts_ns = ts, .tx_bytes = tx, .qlen = q, .rate_mbps = mbps,
+		.switch_id = 1, .port_id = 1,
+	};
+	return s;
+}
+
+static void test_report(void)
+{
+	struct hpcc_tcp_view v = {
+		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
+		.min_rtt_us = 1000, .srtt_ns = 1200000,
+	};
+	struct hpcc_ctl s;
+	struct hpcc_sample L[1];
+
+	tap_ok(hpcc_ctl_t_us(&params, 250) == 250 &&
+	       hpcc_ctl_t_us(&params, ~0U) == HPCC_DEFAULT_T_US &&
+	       hpcc_ctl_t_us(&params, 2000000000) == HPCC_T_LIMIT_US,
+	       "T: the flow's min RTT, a default without one, capped at the law's limit");
+
+	memset(&s, 0, sizeof(s));
+	s.unanswered = 3;
+	L[0] = hop(1000, 0, 0, 0);
+	tap_ok(!hpcc_ctl_report(&s, &params, &v, L, 1, 40000, 777) &&
+	       !s.telemetry && s.unanswered == 0 && s.next_probe_ns == 777,
+	       "a report without capacity changes nothing but the probe schedule");
+
+	/* 1 Gbit/s, T = 1 ms: B T = 125000 bytes, idle: line rate */
+	L[0] = hop(1000, 0, 0, 1000);
+	tap_ok(hpcc_ctl_report(&s, &params, &v, L, 1, 40000, 1000) &&
+	       s.telemetry && s.started && s.law.w == W(125000) &&
+	       s.pacing_rate == 125000000 && s.t_us == 1000 &&
+	       s.last_report_ns == 1000,
+	       "first report on an idle path: W = B T, R = B");
+	tap_ok(hpcc_ctl_cwnd(&s, 1000, 100000) == 250 &&
+	       hpcc_ctl_cwnd(&s, 1000, 100) == 100,
+	       "cwnd = 2 W / mss, within the clamp");
+
+	/* telemetry lost after 8 x max(srtt, 200 us) */
+	tap_ok(!hpcc_ctl_telemetry_lost(&s, &params, 1000 + 8 * 1200000,
+					1200000) &&
+	       hpcc_ctl_telemetry_lost(&s, &params, 1001 + 8 * 1200000,
+				       1200000) &&
+	       hpcc_ctl_telemetry_lost(&s, &params, 1001 + 8 * 200000, 1000),
+	       "telemetry lost after telemetry_timeout RTTs, RTT at least 200 us");
+
+	/* back from loss-based mode: restart where cwnd is */
+	s.telemetry = false;
+	v.cwnd = 20;
+	L[0] = hop(2001000, 125000, 0, 1000);
+	tap_ok(hpcc_ctl_report(&s, &params, &v, L, 1, 45000, 3000) &&
+	       s.telemetry && s.law.w == W(20000),
+	       "a flow back from loss-based mode starts at its cwnd (20 x 1000)");
+
+	/* a new flow behind a queue: the law's step from what it has in
+	 * flight, min(inflight, B T) eta / (1 + q / (B T)) = 10000 * 0.95 / 2
+	 */
+	memset(&s, 0, sizeof(s));
+	L[0] = hop(1000, 0, 125000, 1000);
+	tap_ok(hpcc_ctl_report(&s, &params, &v, L, 1, 40000, 1000) &&
+	       s.law.w > W(4749) && s.law.w < W(4751),
+	       "a new flow behind a queue starts from its inflight (W = 4750)");
+}
+
+static void test_probes(void)
+{
+	struct hpcc_ctl s;
+	int i;
+
+	memset(&s, 0, sizeof(s));
+	tap_ok(hpcc_ctl_probe_due(&s, 5, true) &&
+	       !hpcc_ctl_probe_due(&s, 5, false),
+	       "a probe is due only while data is in flight");
+	hpcc_ctl_probe_sent(&s, 1000, 1000000);
+	tap_ok(s.next_probe_ns == 1000 + 3000000 &&
+	       !hpcc_ctl_probe_due(&s, 1000 + 2999999, true),
+	       "next probe after 3 srtt");
+	hpcc_ctl_probe_sent(&s, 1000, 10000);
+	tap_ok(s.next_probe_ns == 1000 + HPCC_PROBE_MIN_TIMEOUT_NS,
+	       "timeout at least 200 us");
+	for (i = 0; i < 10; i++)
+		hpcc_ctl_probe_lost(&s);
+	hpcc_ctl_probe_sent(&s, 0, 1000000);
+	tap_ok(s.unanswered == HPCC_PROBE_MAX_BACKOFF &&
+	       s.next_probe_ns == 3000000ULL << HPCC_PROBE_MAX_BACKOFF,
+	       "losses back off, at most 2^6 timeouts");
+	s.unanswered = 2;
+	hpcc_ctl_probe_held(&s, 100, 1000000);
+	tap_ok(s.unanswered == 2 && s.next_probe_ns == 100 + 1000000,
+	       "a probe held back locally: retried an RTT later, no backoff");
+}
+
+int main(void)
+{
+	test_accept();
+	test_report();
+	test_probes();
+	return tap_done();
+}
