@@ -16,7 +16,7 @@
    throughput over time, FCT slowdown by flow size.
 4. With --bench-md, writes a Markdown report with the environment, the raw
    numbers, the hpcc/dctcp and hpcc/cubic ratios against the targets, for
-   each missed target its cause with this run's evidence, and the
+   each missed target the evidence of this run, and the
    sensitivity sweep (scenario "sweep": hpcc.NAME=VALUE labels).
 
 Definitions
@@ -524,10 +524,11 @@ def format_sweep(agg, labels):
     return '\n'.join(lines)
 
 
-def miss_causes(tgts, agg, hpcc, sweep_labels, env):
-    """[(target, cause, evidence from this run)] for every missed target.
-    The causes are what the project's analysis found (Documentation/
-    tcp_hpcc.rst, Performance); the evidence is computed from this run."""
+def miss_evidence(tgts, agg, hpcc, sweep_labels, env):
+    """[(target, evidence)] for every missed target: the numbers of this run
+    that bear on it, and verdicts computed from them (such as a target that
+    lies below the physical floor). Why a target is missed is analysis, kept
+    in Documentation/experiments.rst, not in the code that reports data."""
     g = lambda sc, cc, k: (agg.get((sc, cc, k)) or {}).get('mean')
     f = lambda x, fmt='{:.1f}': '-' if x is None else fmt.format(x)
     rtt_ms = env.base_rtt * 1e3
@@ -536,14 +537,6 @@ def miss_causes(tgts, agg, hpcc, sweep_labels, env):
         if met is not False:
             continue
         if name.startswith('queue p99'):
-            cause = ('Telemetry comes once per RTT and describes the queue as the probe '
-                     'saw it, so a queue that builds within an RTT (paced bursts released '
-                     'together after the emulator stalls the guest; a new flow\'s '
-                     'line-rate start) is acted on one RTT later and drained over the '
-                     'next. The queue is empty most of the time, so the p99 is made of '
-                     'these spikes. dctcp\'s RED marks at the queue on every packet; the '
-                     'draft\'s per-packet INT would react per ACK, which probes trade '
-                     'away for TSO/GRO.')
             ev = ('hpcc queue p50 %s KB, p99 %s KB, max %s KB; dctcp p99 %s KB, cubic '
                   'p99 %s KB; emulator stalls in hpcc runs %s s.' % (
                       f(g('long', hpcc, 'q_p50_kb')), f(g('long', hpcc, 'q_p99_kb')),
@@ -551,12 +544,6 @@ def miss_causes(tgts, agg, hpcc, sweep_labels, env):
                       f(g('long', 'cubic', 'q_p99_kb')),
                       f(g('long', hpcc, 'stall_s'), '{:.2f}')))
         elif name.startswith('goodput'):
-            cause = ('With one report per RTT, a late burst from the emulator reads as '
-                     'a queue and costs a multiplicative step (ewma_rtts averages U over '
-                     'a few reports to damp this; the draft\'s 1 does not). eta also caps '
-                     'the link share: with eta 0.95 and 66 B of headers per 1448 B the '
-                     'most hpcc can deliver is 0.908 of the link, while cubic fills the '
-                     'buffer.')
             best = max(sweep_labels, key=lambda lab: g(SWEEP, lab, 'goodput') or 0,
                        default=None)
             ev = 'hpcc %s of the link, cubic %s.' % (
@@ -567,17 +554,6 @@ def miss_causes(tgts, agg, hpcc, sweep_labels, env):
                     best[len('hpcc.'):], f(g(SWEEP, best, 'goodput'), '{:.3f}'),
                     f(g(SWEEP, best, 'q_p99_kb')))
         elif name.startswith('short-flow'):
-            cause = ('The bound is set by the burst itself: its flows together carry '
-                     'more than a base RTT of the link, so the last one cannot finish '
-                     'before the burst has crossed the bottleneck, whatever the CC. '
-                     'Beyond that, a new hpcc flow runs Reno slow start until its first '
-                     'report, which returns about two RTTs plus the queue after its '
-                     'first segment (the first probe leaves on the first ACK): the '
-                     'burst\'s slow starts fill most of the buffer before any flow hears '
-                     'from the path, and a drop costs a retransmission wait. The law '
-                     'then drains that queue: each flow starts from its inflight * eta / '
-                     'U, so the flows whose first report saw the peak queue start '
-                     'smallest and finish last.')
             p99_d = g('incast', 'dctcp', 'fct_p99_ms')
             floor = g('incast', hpcc, 'fct_floor_ms')
             room = None if None in (p99_d, floor) else p99_d / 2 - floor
@@ -592,19 +568,14 @@ def miss_causes(tgts, agg, hpcc, sweep_labels, env):
                       'lies %.1f ms below the floor: no CC can meet it here' % -room,
                       f(g('incast', hpcc, 'q_peak_kb')), f(g('incast', hpcc, 'drops'), '{:.0f}')))
         elif name.startswith('utilisation'):
-            cause = ('After a flow leaves, the others learn of the free capacity only '
-                     'from their next report (one RTT) and grow by one multiplicative '
-                     'step per report; with max_stage > 0 additive rounds come first.')
             ev = 'worst recovery %s base RTTs (base RTT %.2f ms).' % (
                 f(g('stagger', hpcc, 'recovery_rtts_max')), rtt_ms)
         else:
-            cause = ('New flows start with Reno slow start until their first response, '
-                     'so flows that fit in a few RTTs never run under the law.')
             ev = 'hpcc slowdown p99 < 100 KB %s, dctcp %s, cubic %s.' % (
                 f(g('websearch', hpcc, 'sd_small_p99'), '{:.2f}'),
                 f(g('websearch', 'dctcp', 'sd_small_p99'), '{:.2f}'),
                 f(g('websearch', 'cubic', 'sd_small_p99'), '{:.2f}'))
-        out.append((name, cause, ev))
+        out.append((name, ev))
     return out
 
 
@@ -747,7 +718,7 @@ def make_plots(outdir, data, env, ccs, pooled):
 # ---- report -------------------------------------------------------------------------
 
 def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
-                   per_run_metrics, host, sweep_labels=(), causes=()):
+                   per_run_metrics, host, sweep_labels=(), evidence=()):
     e = env.raw
     out = ['# Benchmark results', '',
            'Written by `make bench` (`scripts/demo.sh --long`, analysis by '
@@ -780,10 +751,12 @@ def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
         out.append('| %s | %s | %s | %s |' % (
             name, '-' if v is None else '%.3f' % v, thr,
             'not measured' if met is None else ('met' if met else 'missed')))
-    if causes:
-        out += ['', '### Why the missed targets were missed', '']
-        for name, cause, ev in causes:
-            out += ['* **%s.** %s This run: %s' % (name, cause, ev)]
+    if evidence:
+        out += ['', '### The missed targets in this run', '',
+                'What this run measured that bears on each missed target; the '
+                'analysis of causes is in Documentation/experiments.rst.', '']
+        for name, ev in evidence:
+            out += ['* **%s.** %s' % (name, ev)]
     if sweep_labels:
         n = max(sum(1 for (sc, lab, _) in per_run_metrics if sc == SWEEP and lab == label)
                 for label in sweep_labels)
@@ -954,14 +927,14 @@ def main(argv):
                   '(repetitions: %d)\n' % max(nreps[SWEEP].values()))
         table += format_sweep(agg, sweep_labels) + '\n'
     tgts = targets(agg, hpcc) if hpcc else []
-    causes = miss_causes(tgts, agg, hpcc, sweep_labels, env) if tgts else []
+    evidence = miss_evidence(tgts, agg, hpcc, sweep_labels, env) if tgts else []
     if tgts:
         table += '\n\n== targets (%s against the others; reported, not asserted)\n' % hpcc
         for name, v, thr, met in tgts:
             table += '%-66s %8s  %-7s %s\n' % (
                 name, '-' if v is None else '%.3f' % v, thr,
                 'not measured' if met is None else ('met' if met else 'MISSED'))
-        for name, _, ev in causes:
+        for name, ev in evidence:
             table += 'MISSED %s: %s\n' % (name, ev)
     with open(os.path.join(outdir, 'table.txt'), 'w') as f:
         f.write(table + '\n')
@@ -973,7 +946,7 @@ def main(argv):
             print('\nplots: ' + ' '.join(os.path.relpath(p, outdir) for p in made))
     if bench_md:
         md = bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs, outdir,
-                            per_run_metrics, host_info(outdir), sweep_labels, causes)
+                            per_run_metrics, host_info(outdir), sweep_labels, evidence)
         with open(bench_md, 'w') as f:
             f.write(md)
         print('wrote ' + bench_md)

@@ -190,7 +190,7 @@ class Aggregate(unittest.TestCase):
     def m(v):
         return {'mean': v, 'min': v, 'max': v, 'sd': 0, 'n': 1}
 
-    def test_causes_only_for_misses_with_this_runs_numbers(self):
+    def test_evidence_only_for_misses_with_this_runs_numbers(self):
         m = self.m
         agg = {('long', 'hpcc', 'q_p99_kb'): m(30), ('long', 'dctcp', 'q_p99_kb'): m(60),
                ('long', 'cubic', 'q_p99_kb'): m(480), ('long', 'hpcc', 'q_p50_kb'): m(0.5),
@@ -199,29 +199,29 @@ class Aggregate(unittest.TestCase):
                ('incast', 'hpcc', 'fct_floor_ms'): m(73.3)}
         env = A.Env({'base_rtt_ms': '5'})
         tgts = A.targets(agg, 'hpcc')
-        causes = {n: (c, e) for n, c, e in A.miss_causes(tgts, agg, 'hpcc', [], env)}
+        evidence = dict(A.miss_evidence(tgts, agg, 'hpcc', [], env))
         # missed: queue vs dctcp (0.5) and vs cubic (0.0625), incast (0.556);
         # met: goodput; not measured: the rest
-        self.assertEqual(sorted(causes), ['queue p99 hpcc/cubic (long flows)',
+        self.assertEqual(sorted(evidence), ['queue p99 hpcc/cubic (long flows)',
                                           'queue p99 hpcc/dctcp (long flows)',
                                           'short-flow (64 KB incast) FCT p99 hpcc/dctcp'])
-        _, ev = causes['short-flow (64 KB incast) FCT p99 hpcc/dctcp']
+        ev = evidence['short-flow (64 KB incast) FCT p99 hpcc/dctcp']
         # target 90 ms, floor 73.3 ms: 16.7 ms of room
         self.assertIn('p99 100.0 ms', ev)
         self.assertIn('target 90.0 ms leaves 16.7 ms above the floor', ev)
-        self.assertIn('p50 0.5 KB, p99 30.0 KB', causes['queue p99 hpcc/dctcp (long flows)'][1])
+        self.assertIn('p50 0.5 KB, p99 30.0 KB', evidence['queue p99 hpcc/dctcp (long flows)'])
 
     def test_incast_target_below_the_floor_is_called_unreachable(self):
         m = self.m
         agg = {('incast', 'hpcc', 'fct_p99_ms'): m(200), ('incast', 'dctcp', 'fct_p99_ms'): m(176),
                ('incast', 'hpcc', 'fct_floor_ms'): m(97)}
         tgts = A.targets(agg, 'hpcc')
-        (name, _, ev), = A.miss_causes(tgts, agg, 'hpcc', [], A.Env({'base_rtt_ms': '5'}))
+        (name, ev), = A.miss_evidence(tgts, agg, 'hpcc', [], A.Env({'base_rtt_ms': '5'}))
         self.assertTrue(name.startswith('short-flow'))
         # target 88 ms is 9 ms below the 97 ms floor
         self.assertIn('target 88.0 ms lies 9.0 ms below the floor: no CC can meet it', ev)
 
-    def test_goodput_cause_names_the_best_sweep_setting(self):
+    def test_goodput_evidence_names_the_best_sweep_setting(self):
         m = self.m
         agg = {('long', 'hpcc', 'goodput'): m(0.70), ('long', 'cubic', 'goodput'): m(0.89),
                ('sweep', 'hpcc.default', 'goodput'): m(0.72),
@@ -229,8 +229,8 @@ class Aggregate(unittest.TestCase):
                ('sweep', 'hpcc.w_ai=800', 'goodput'): m(0.81),
                ('sweep', 'hpcc.w_ai=800', 'q_p99_kb'): m(40)}
         tgts = [t for t in A.targets(agg, 'hpcc') if t[0].startswith('goodput')]
-        (name, cause, ev), = A.miss_causes(tgts, agg, 'hpcc',
-                                           ['hpcc.default', 'hpcc.max_stage=5',
+        (name, ev), = A.miss_evidence(tgts, agg, 'hpcc',
+                                      ['hpcc.default', 'hpcc.max_stage=5',
                                             'hpcc.w_ai=800'], A.Env({}))
         self.assertIn('hpcc 0.700 of the link, cubic 0.890', ev)
         self.assertIn('Best setting of the sweep: w_ai=800, 0.810 of the link with '
