@@ -1749,20 +1749,6 @@ out:
 
 /* ---------------------------------------------- raw IP (L3) devices */
 
-/* A frame built by pkt_build() without its Ethernet header: what a tun
- * device reads and writes (IFF_NO_PI).
- */
-static void pkt_strip_eth(struct pkt *k)
-{
-	uint32_t eh = k->l3;
-
-	memmove(k->b, k->b + eh, k->len - eh);
-	k->len -= eh;
-	k->l3 -= eh;
-	k->l4 -= eh;
-	k->pay -= eh;
-}
-
 static int tun_open(const char *name)
 {
 	struct ifreq ifr = { .ifr_flags = IFF_TUN | IFF_NO_PI };

@@ -197,4 +197,18 @@ static inline uint32_t pkt_build(struct pkt *k, const struct pkt_opts *o)
 	return k->len;
 }
 
+/* A frame built by pkt_build() without its Ethernet header: what a raw IP
+ * device (a tun device with IFF_NO_PI) reads and writes.
+ */
+static inline void pkt_strip_eth(struct pkt *k)
+{
+	uint32_t eh = k->l3;
+
+	memmove(k->b, k->b + eh, k->len - eh);
+	k->len -= eh;
+	k->l3 -= eh;
+	k->l4 -= eh;
+	k->pay -= eh;
+}
+
 #endif /* _TESTS_BPF_PKT_H */
