@@ -41,17 +41,21 @@ check "idle port: stamped tx_bytes == tc bytes before the probe" \
 check "idle port: stamped qlen == tc backlog == 0" \
 	test "$st_q" = 0 -a "$tc_backlog" = 0
 
-# --- under load: the stamped queue is the port's backlog. UDP at 2.5
-# times a 20 Mbit/s tbf holds its 600k queue standing.
-$TC -n r2 qdisc change dev r2h2 root tbf rate 20mbit burst 15k limit 600k
+# --- under load: the stamped queue is the port's backlog. UDP at 5 times
+# a 10 Mbit/s tbf holds its 600k queue standing: it takes 0.5 s to drain,
+# longer than a sender under a loaded emulator stalls.
+$TC -n r2 qdisc change dev r2h2 root tbf rate 10mbit burst 15k limit 600k
 $IP netns exec h2 iperf3 -s -D -1 -p 5202
 wait_port h2 5202
-$IP netns exec h1 iperf3 -c 10.1.3.1 -p 5202 -t 10 -u -b 50M -l 1400 >/dev/null &
-sleep 2
+$IP netns exec h1 iperf3 -c 10.1.3.1 -p 5202 -t 12 -u -b 50M -l 1400 >/dev/null &
+for i in $(seq 100); do
+	[ "$(qstat r2 r2h2 backlog)" -ge 300000 ] 2>/dev/null && break
+	sleep 0.1
+done
 qs=""
 for i in 1 2 3 4 5 6 7 8; do
 	b1=$(qstat r2 r2h2 backlog)
-	q=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5202 2>&1 |
+	q=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5202 --timeout 3 2>&1 |
 		awk '$1 == 2 { print $6 }')
 	b2=$(qstat r2 r2h2 backlog)
 	qs="$qs $b1:$q:$b2"
