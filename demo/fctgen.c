@@ -53,6 +53,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "flowcdf.h"
 
 #define UNBOUNDED UINT64_MAX
 #define CHUNK (64 * 1024)
@@ -83,53 +84,29 @@ static void die(const char *msg)
 	exit(2);
 }
 
-/* ---- seeded RNG (splitmix64) and the WebSearch CDF ------------------------ */
+/* ---- seeded RNG and the WebSearch CDF (flowcdf.h, shared with sim/) ------ */
 
 static uint64_t rng_state;
 
 static uint64_t rng_next(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return flowcdf_rng_next(&rng_state);
 }
 
 /* uniform in [0, 1) */
 static double rng_unit(void)
 {
-	return (rng_next() >> 11) * (1.0 / 9007199254740992.0);
+	return flowcdf_rng_unit(&rng_state);
 }
-
-static const double ws_size[] = { 0, 10000, 20000, 30000, 50000, 80000, 200000,
-				  1000000, 2000000, 5000000, 10000000, 30000000 };
-static const double ws_cdf[] = { 0, 15, 20, 30, 40, 53, 60, 70, 80, 90, 97, 100 };
-#define WS_N (sizeof(ws_size) / sizeof(ws_size[0]))
 
 static double ws_mean(void)
 {
-	double m = 0;
-	size_t i;
-
-	for (i = 1; i < WS_N; i++)
-		m += (ws_cdf[i] - ws_cdf[i - 1]) / 100 * (ws_size[i] + ws_size[i - 1]) / 2;
-	return m;
+	return flowcdf_mean(&flowcdf_websearch);
 }
 
 static uint64_t ws_sample(void)
 {
-	double u = rng_unit() * 100, s = ws_size[WS_N - 1];
-	size_t i;
-
-	for (i = 1; i < WS_N; i++)
-		if (u < ws_cdf[i]) {
-			s = ws_size[i - 1] + (u - ws_cdf[i - 1]) /
-				(ws_cdf[i] - ws_cdf[i - 1]) *
-				(ws_size[i] - ws_size[i - 1]);
-			break;
-		}
-	return s < 64 ? 64 : (uint64_t)s;
+	return flowcdf_sample(&flowcdf_websearch, rng_unit());
 }
 
 /* ---- client ---------------------------------------------------------------- */

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ns-3 model of tcp_hpcc (see hpcc-model.h). Every decision is
+ * hpcc_ctl.h's / hpcc_law.h's / hpcc_stamp.h's; this file does the I/O
+ * that tcp_hpcc.c and the tc programs do in Linux.
+ */
+#include "hpcc-model.h"
+
+#include <cstring>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HpccModel");
+NS_OBJECT_ENSURE_REGISTERED(TcpHpcc);
+NS_OBJECT_ENSURE_REGISTERED(HpccNet);
+
+HpccCounters&
+HpccStats()
+{
+    static HpccCounters c;
+    return c;
+}
+
+struct hpcc_ctl_params
+HpccDefaultParams()
+{
+    struct hpcc_ctl_params p;
+
+    /* tcp_hpcc.c's module parameter defaults */
+    p.eta_permille = 950;
+    p.max_stage = 1;
+    p.ewma_rtts = 4;
+    p.w_ai_bytes = 0;
+    p.expected_flows = 16;
+    p.base_rtt_us = 0;
+    p.telemetry_timeout = 8;
+    return p;
+}
+
+/* ---- TcpHpcc ------------------------------------------------------------- */
+
+TypeId
+TcpHpcc::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TcpHpcc")
+                            .SetParent<TcpLinuxReno>()
+                            .SetGroupName("Internet")
+                            .AddConstructor<TcpHpcc>();
+    return tid;
+}
+
+TcpHpcc::TcpHpcc()
+    : m_params(HpccDefaultParams())
+{
+    std::memset(&m_ctl, 0, sizeof(m_ctl));
+    std::memset(m_report, 0, sizeof(m_report));
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+TcpHpcc::TcpHpcc(const TcpHpcc& o)
+    : TcpLinuxReno(o),
+      m_params(o.m_params)
+{
+    /* a forked socket (the server side) starts afresh, unattached */
+    std::memset(&m_ctl, 0, sizeof(m_ctl));
+    std::memset(m_report, 0, sizeof(m_report));
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+TcpHpcc::~TcpHpcc()
+{
+    Detach();
+}
+
+void
+TcpHpcc::Attach(Ptr<HpccNet> net, Ipv4Address local, uint16_t lport, Ipv4Address remote,
+                uint16_t rport)
+{
+    Detach();
+    m_net = net;
+    m_local = local;
+    m_lport = lport;
+    m_remote = remote;
+    m_rport = rport;
+    m_net->AddFlow({local.Get(), lport, remote.Get(), rport}, this);
+}
+
+void
+TcpHpcc::Detach()
+{
+    if (m_net)
+        m_net->DelFlow({m_local.Get(), m_lport, m_remote.Get(), m_rport});
+    m_net = nullptr;
+}
+
+uint64_t
+TcpHpcc::SrttNs() const
+{
+    /* hpcc_srtt_ns(): 1 ms until there is a sample */
+    return m_srttNs ? m_srttNs : 1000000ULL;
+}
+
+void
+TcpHpcc::PktsAcked(Ptr<TcpSocketState>, uint32_t, const Time& rtt)
+{
+    uint64_t r = rtt.GetNanoSeconds();
+
+    if (rtt.IsStrictlyPositive())
+        m_srttNs = m_srttNs ? m_srttNs - (m_srttNs >> 3) + (r >> 3) : r;
+}
+
+void
+TcpHpcc::View(Ptr<TcpSocketState> tcb, struct hpcc_tcp_view* v) const
+{
+    v->mss = std::max<uint32_t>(tcb->m_segmentSize, 1);
+    v->snd_nxt = tcb->m_highTxMark.Get().GetValue();
+    v->snd_una = tcb->m_lastAckedSeq.GetValue();
+    v->cwnd = tcb->m_cWnd.Get() / v->mss;
+    v->min_rtt_us =
+        tcb->m_minRtt == Time::Max() ? ~0U : (uint32_t)tcb->m_minRtt.GetMicroSeconds();
+    v->srtt_ns = SrttNs();
+}
+
+int
+TcpHpcc::Report(const struct hpcc_probe* p, uint32_t len)
+{
+    int err = hpcc_ctl_check_response(p, len);
+
+    if (!err && !hpcc_ctl_nonce_matches(p, m_probeNonce))
+        err = -ESTALE;
+    if (err)
+    {
+        HpccStats().rejected++;
+        return err;
+    }
+    m_nhops = hpcc_ctl_decode(p, m_report);
+    m_seq = m_probeSeq;
+    m_probeNonce = 0; /* one response per probe */
+    m_pending = true;
+    HpccStats().reportsAccepted++;
+    return 0;
+}
+
+uint32_t
+TcpHpcc::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t)
+{
+    uint32_t mss = tcb->m_segmentSize;
+
+    m_priorCwnd = tcb->m_cWnd;
+    /* With telemetry the law, not loss, sizes the window. */
+    if (m_ctl.telemetry)
+        return std::max<uint32_t>(tcb->m_cWnd, 2 * mss);
+    /* tcp_reno_ssthresh(): half of cwnd, at least 2 segments */
+    return std::max<uint32_t>(tcb->m_cWnd / 2, 2 * mss);
+}
+
+void
+TcpHpcc::CongestionStateSet(Ptr<TcpSocketState>, const TcpSocketState::TcpCongState_t newState)
+{
+    /* An RTO means the path is in trouble: fall back to loss-based. (ns-3
+     * itself sets cwnd = ssthresh when recovery ends, as hpcc_set_state()
+     * does.)
+     */
+    if (newState == TcpSocketState::CA_LOSS && m_ctl.telemetry)
+        m_ctl.telemetry = false;
+}
+
+/* hpcc_reno(): the stack's Reno (ns-3's model of tcp_reno_cong_avoid(),
+ * TcpLinuxReno) plus the module's conservation and pacing rules.
+ */
+void
+TcpHpcc::Reno(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs)
+{
+    uint32_t mss = tcb->m_segmentSize;
+    int32_t acked = rs.m_ackedSacked > 0 ? (rs.m_ackedSacked + mss / 2) / mss : 0;
+    auto state = tcb->m_congState.Get();
+    uint32_t cwnd;
+    uint64_t rate;
+
+    if (state == TcpSocketState::CA_RECOVERY || state == TcpSocketState::CA_CWR)
+    {
+        cwnd = hpcc_ctl_conserve_cwnd(tcb->m_cWnd / mss, tcb->m_bytesInFlight / mss, acked);
+        tcb->m_cWnd = cwnd * mss;
+    }
+    else if (acked > 0)
+    {
+        TcpLinuxReno::IncreaseWindow(tcb, acked);
+    }
+    rate = hpcc_ctl_reno_pacing_rate(mss,
+                                     tcb->m_cWnd / mss,
+                                     tcb->m_bytesInFlight / mss,
+                                     SrttNs(),
+                                     tcb->m_cWnd < tcb->m_ssThresh);
+    tcb->m_pacingRate = std::min(DataRate(rate * 8), tcb->m_maxPacingRate);
+}
+
+void
+TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
+                     const TcpRateOps::TcpRateConnection&,
+                     const TcpRateOps::TcpRateSample& rs)
+{
+    uint64_t now = Simulator::Now().GetNanoSeconds();
+    uint32_t mss = tcb->m_segmentSize;
+
+    if (!m_net)
+    {
+        Reno(tcb, rs);
+        return;
+    }
+    /* hpcc_consume_report() */
+    if (m_pending)
+    {
+        struct hpcc_tcp_view v;
+
+        m_pending = false;
+        View(tcb, &v);
+        if (hpcc_ctl_report(&m_ctl, &m_params, &v, m_report, m_nhops, m_seq, now))
+            HpccStats().reportsUsed++;
+        else
+            HpccStats().reportsNoCapacity++;
+    }
+    if (hpcc_ctl_telemetry_lost(&m_ctl, &m_params, now, SrttNs()))
+    {
+        HpccStats().telemetryTimeouts++;
+        m_ctl.telemetry = false;
+        tcb->m_ssThresh = std::max<uint32_t>(tcb->m_cWnd, 2 * mss);
+    }
+    if (m_ctl.telemetry)
+    {
+        tcb->m_cWnd = hpcc_ctl_cwnd(&m_ctl, mss, UINT32_MAX / mss) * mss;
+        tcb->m_pacingRate = std::min(DataRate(m_ctl.pacing_rate * 8), tcb->m_maxPacingRate);
+    }
+    else
+    {
+        Reno(tcb, rs);
+    }
+    MaybeProbe(tcb, rs, now);
+}
+
+/* hpcc_maybe_probe() and hpcc_build_probe() */
+void
+TcpHpcc::MaybeProbe(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs, uint64_t now)
+{
+    uint64_t srtt = SrttNs();
+    struct hpcc_probe p;
+    uint32_t nonce;
+    TcpHeader th;
+
+    if (!hpcc_ctl_probe_due(&m_ctl, now, tcb->m_bytesInFlight > 0 || rs.m_priorInFlight > 0))
+        return;
+    if (m_probeNonce)
+    {
+        HpccStats().probesLost++;
+        hpcc_ctl_probe_lost(&m_ctl);
+        m_probeNonce = 0;
+    }
+    nonce = m_rng->GetInteger(0, UINT32_MAX) | 1;
+    std::memset(&p, 0, sizeof(p));
+    p.hdr.version = HPCC_WIRE_VERSION;
+    p.hdr.room = HPCC_MAX_HOPS;
+    hpcc_put_be32(&p.hdr.nonce, nonce);
+    hpcc_put_be64(&p.hdr.send_ns, now);
+    m_probeNonce = nonce;
+    m_probeSeq = tcb->m_highTxMark.Get().GetValue();
+    hpcc_ctl_probe_sent(&m_ctl, now, srtt);
+
+    /* flags 0: a receiver without the reflector discards it */
+    Ptr<Packet> pkt = Create<Packet>(reinterpret_cast<const uint8_t*>(&p), HPCC_PROBE_LEN);
+    th.SetSourcePort(m_lport);
+    th.SetDestinationPort(m_rport);
+    th.SetSequenceNumber(tcb->m_highTxMark);
+    th.SetFlags(0);
+    th.SetWindowSize(0);
+    pkt->AddHeader(th);
+    m_net->SendProbe(pkt, m_local, m_remote);
+    HpccStats().probesSent++;
+}
+
+/* ---- HpccNet --------------------------------------------------------------- */
+
+TypeId
+HpccNet::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::HpccNet")
+                            .SetParent<TrafficControlLayer>()
+                            .SetGroupName("TrafficControl")
+                            .AddConstructor<HpccNet>();
+    return tid;
+}
+
+HpccNet::Kind
+HpccNet::Classify(Ptr<const Packet> p,
+                  uint8_t dscp,
+                  uint8_t probeDscp,
+                  uint8_t respDscp,
+                  TcpHeader* th,
+                  struct hpcc_probe* probe)
+{
+    uint32_t hl, len;
+    bool resp;
+
+    if (dscp != probeDscp && dscp != respDscp)
+        return OTHER;
+    if (p->GetSize() < 20)
+        return OTHER;
+    p->PeekHeader(*th);
+    if (th->GetFlags() != 0) /* only flagless segments are candidates */
+        return OTHER;
+    hl = th->GetSerializedSize();
+    len = p->GetSize() - hl;
+    std::memset(probe, 0, sizeof(*probe));
+    if (len == HPCC_PROBE_LEN)
+    {
+        std::vector<uint8_t> buf(p->GetSize());
+        p->CopyData(buf.data(), buf.size());
+        std::memcpy(probe, buf.data() + hl, HPCC_PROBE_LEN);
+    }
+    if (hpcc_wire_check(&probe->hdr, len))
+        return MALFORMED;
+    resp = probe->hdr.flags & HPCC_F_RESPONSE;
+    if (resp ? dscp != respDscp : dscp != probeDscp)
+        return MALFORMED;
+    return resp ? RESPONSE : PROBE;
+}
+
+/* Rebuild the packet with the new payload: same TCP header, same size. */
+static void
+HpccRewrite(Ptr<Packet> pkt, const TcpHeader& th, const struct hpcc_probe& probe)
+{
+    pkt->RemoveAtStart(pkt->GetSize());
+    pkt->AddAtEnd(Create<Packet>(reinterpret_cast<const uint8_t*>(&probe), HPCC_PROBE_LEN));
+    pkt->AddHeader(th);
+}
+
+enum hpcc_stamp_action
+HpccNet::Stamp(Ptr<Ipv4QueueDiscItem> item, const struct hpcc_stamp_in& in)
+{
+    struct hpcc_probe probe;
+    TcpHeader th;
+    Ptr<Packet> pkt = item->GetPacket();
+    std::vector<uint8_t> buf(pkt->GetSize());
+    enum hpcc_stamp_action a;
+
+    pkt->PeekHeader(th);
+    pkt->CopyData(buf.data(), buf.size());
+    std::memcpy(&probe, buf.data() + th.GetSerializedSize(), HPCC_PROBE_LEN);
+    a = hpcc_stamp_probe(&probe, &in);
+    if (a != HPCC_STAMP_NOTHING)
+        HpccRewrite(pkt, th, probe);
+    return a;
+}
+
+Ptr<Packet>
+HpccNet::Reflect(const Ipv4Header& ip, Ptr<const Packet> p, uint8_t respDscp, Ipv4Header* rip)
+{
+    struct hpcc_probe probe;
+    struct hpcc_hdr nw;
+    TcpHeader th, rth;
+    Ptr<Packet> out = p->Copy();
+    std::vector<uint8_t> buf(p->GetSize());
+
+    out->PeekHeader(th);
+    out->CopyData(buf.data(), buf.size());
+    std::memcpy(&probe, buf.data() + th.GetSerializedSize(), HPCC_PROBE_LEN);
+    hpcc_respond_hdr(&probe.hdr, &nw);
+    probe.hdr.flags = nw.flags;
+    /* ports swapped; sequence and everything else as they came */
+    rth = th;
+    rth.SetSourcePort(th.GetDestinationPort());
+    rth.SetDestinationPort(th.GetSourcePort());
+    HpccRewrite(out, rth, probe);
+    *rip = ip;
+    rip->SetSource(ip.GetDestination());
+    rip->SetDestination(ip.GetSource());
+    rip->SetTos((uint8_t)((ip.GetTos() & 0x3) | (respDscp << 2)));
+    rip->SetTtl(HPCC_RESP_TTL);
+    return out;
+}
+
+void
+HpccNet::SendProbe(Ptr<Packet> pkt, Ipv4Address src, Ipv4Address dst)
+{
+    Ptr<Ipv4L3Protocol> ip = GetObject<Ipv4L3Protocol>();
+    SocketIpTosTag tos;
+
+    tos.SetTos(m_probeDscp << 2);
+    pkt->AddPacketTag(tos);
+    ip->Send(pkt, src, dst, TcpL4Protocol::PROT_NUMBER, nullptr);
+}
+
+void
+HpccNet::Send(Ptr<NetDevice> device, Ptr<QueueDiscItem> item)
+{
+    auto port = m_ports.find(device);
+    Ptr<Ipv4QueueDiscItem> ipi;
+
+    if (port != m_ports.end() && (ipi = DynamicCast<Ipv4QueueDiscItem>(item)) &&
+        ipi->GetHeader().GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+    {
+        struct hpcc_probe probe;
+        TcpHeader th;
+
+        if (Classify(ipi->GetPacket(),
+                     ipi->GetHeader().GetTos() >> 2,
+                     m_probeDscp,
+                     m_respDscp,
+                     &th,
+                     &probe) == PROBE)
+        {
+            /* One consistent snapshot of the port where the probe enters
+             * its queue: the root qdisc's backlog ahead of it and the bytes
+             * it has sent, with the time now.
+             */
+            const HpccPortCfg& c = port->second;
+            Ptr<QueueDisc> q = GetRootQueueDiscOnDevice(device);
+            struct hpcc_stamp_in in;
+
+            in.switch_id = c.switchId;
+            in.port_id = hpcc_stamp_port_id(c.flags, c.portId, device->GetIfIndex());
+            in.rate_mbps = c.rateMbps;
+            in.qlen = q ? q->GetNBytes() : 0;
+            in.tx_bytes = q ? q->GetStats().nTotalSentBytes : 0;
+            in.ts_ns = Simulator::Now().GetNanoSeconds();
+            if (Stamp(ipi, in) == HPCC_STAMP_HOP)
+                HpccStats().stamped++;
+            else
+                HpccStats().overflow++;
+        }
+    }
+    TrafficControlLayer::Send(device, item);
+}
+
+void
+HpccNet::Receive(Ptr<NetDevice> device,
+                 Ptr<const Packet> p,
+                 uint16_t protocol,
+                 const Address& from,
+                 const Address& to,
+                 NetDevice::PacketType packetType)
+{
+    if (m_host && protocol == Ipv4L3Protocol::PROT_NUMBER)
+    {
+        Ptr<Packet> c = p->Copy();
+        struct hpcc_probe probe;
+        Ipv4Header ip;
+        TcpHeader th;
+        Kind k;
+
+        c->RemoveHeader(ip);
+        k = ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER
+                ? Classify(c, ip.GetTos() >> 2, m_probeDscp, m_respDscp, &th, &probe)
+                : OTHER;
+        if (k == MALFORMED)
+            return; /* dropped, as TCP would */
+        if (k == PROBE)
+        {
+            Ipv4Header rip;
+            Ptr<Packet> r = Reflect(ip, c, m_respDscp, &rip);
+
+            HpccStats().reflected++;
+            /* bpf_redirect() to the device it came in on */
+            TrafficControlLayer::Send(device,
+                                      Create<Ipv4QueueDiscItem>(r,
+                                                                device->GetBroadcast(),
+                                                                Ipv4L3Protocol::PROT_NUMBER,
+                                                                rip));
+            return;
+        }
+        if (k == RESPONSE)
+        {
+            /* the response travels peer -> us: the flow is (dst, src) */
+            auto f = m_flows.find({ip.GetDestination().Get(),
+                                   th.GetDestinationPort(),
+                                   ip.GetSource().Get(),
+                                   th.GetSourcePort()});
+            if (f == m_flows.end())
+                HpccStats().noFlow++;
+            else if (f->second->Report(&probe, HPCC_PROBE_LEN) == 0)
+                HpccStats().delivered++;
+            return;
+        }
+    }
+    TrafficControlLayer::Receive(device, p, protocol, from, to, packetType);
+}
+
+/* ---- the stack ---------------------------------------------------------------- */
+
+Ptr<HpccNet>
+HpccInstallStack(Ptr<Node> node)
+{
+    Ptr<HpccNet> tc = CreateObject<HpccNet>();
+
+    node->AggregateObject(CreateObject<ArpL3Protocol>());
+    node->AggregateObject(CreateObject<Ipv4L3Protocol>());
+    node->AggregateObject(CreateObject<Icmpv4L4Protocol>());
+    Ipv4StaticRoutingHelper srh;
+    Ipv4ListRoutingHelper lrh;
+    lrh.Add(srh, 0);
+    node->GetObject<Ipv4>()->SetRoutingProtocol(lrh.Create(node));
+    node->AggregateObject(tc);
+    node->AggregateObject(CreateObject<UdpL4Protocol>());
+    node->AggregateObject(CreateObject<TcpL4Protocol>());
+    node->AggregateObject(CreateObject<PacketSocketFactory>());
+    node->GetObject<ArpL3Protocol>()->SetTrafficControl(tc);
+    return tc;
+}
+
+} // namespace ns3

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ns-3 model of tcp_hpcc: the module's controller (hpcc_ctl.h, the very
+ * C code tcp_hpcc.c runs) behind ns-3's TcpCongestionOps, and the network
+ * side of the probe/response loop as the tc programs in bpf/ do it.
+ *
+ *   TcpHpcc   tcp_hpcc.c's cong_control/ssthresh/set_state: consumes a
+ *             stashed report on the next ACK, runs the law or the Reno
+ *             fallback, sends the flow's probe when hpcc_ctl.h says so.
+ *   HpccNet   a TrafficControlLayer, the node's clsact: at egress (before
+ *             the root qdisc's enqueue) a configured port stamps probes
+ *             (hpcc_switch.bpf.c, via hpcc_stamp.h); at ingress a host
+ *             reflects probes and hands responses to the flow's TcpHpcc
+ *             (hpcc_host.bpf.c and the module's kfunc).
+ */
+#ifndef HPCC_MODEL_H
+#define HPCC_MODEL_H
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/traffic-control-module.h"
+
+extern "C" {
+#include "hpcc_ctl.h"
+#include "hpcc_stamp.h"
+}
+
+namespace ns3
+{
+
+class HpccNet;
+
+/* Counters, as /proc/net/tcp_hpcc_stat and the BPF maps name them. */
+struct HpccCounters
+{
+    uint64_t probesSent = 0, probesLost = 0, reportsAccepted = 0, reportsUsed = 0;
+    uint64_t reportsNoCapacity = 0, rejected = 0, telemetryTimeouts = 0;
+    uint64_t stamped = 0, overflow = 0, reflected = 0, delivered = 0, noFlow = 0;
+};
+
+HpccCounters& HpccStats();
+
+/* The module's parameters (tcp_hpcc's defaults). */
+struct hpcc_ctl_params HpccDefaultParams();
+
+class TcpHpcc : public TcpLinuxReno
+{
+  public:
+    static TypeId GetTypeId();
+    TcpHpcc();
+    TcpHpcc(const TcpHpcc& o);
+    ~TcpHpcc() override;
+
+    std::string GetName() const override { return "TcpHpcc"; }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<TcpHpcc>(this); }
+
+    bool HasCongControl() const override { return true; }
+    /* ns-3 calls this even with CongControl; Linux does not call
+     * cong_avoid then: CongControl() does all of it.
+     */
+    void IncreaseWindow(Ptr<TcpSocketState>, uint32_t) override {}
+    void CongControl(Ptr<TcpSocketState> tcb,
+                     const TcpRateOps::TcpRateConnection& rc,
+                     const TcpRateOps::TcpRateSample& rs) override;
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t newState) override;
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override;
+
+    /* The flow this controller belongs to: its node's HpccNet sends the
+     * probes and finds this flow for a response. Sender side only; an
+     * unattached TcpHpcc (a server's accepted socket) runs Reno.
+     */
+    void Attach(Ptr<HpccNet> net, Ipv4Address local, uint16_t lport,
+                Ipv4Address remote, uint16_t rport);
+    void Detach();
+
+    /* bpf_hpcc_report(): validate, match the nonce, stash for the next ACK.
+     * 0 or the kfunc's negative errno.
+     */
+    int Report(const struct hpcc_probe* p, uint32_t len);
+
+    const struct hpcc_ctl& Ctl() const { return m_ctl; }
+    struct hpcc_ctl_params m_params;
+
+  private:
+    void Reno(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs);
+    void MaybeProbe(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs, uint64_t now);
+    uint64_t SrttNs() const;
+    void View(Ptr<TcpSocketState> tcb, struct hpcc_tcp_view* v) const;
+
+    struct hpcc_ctl m_ctl;
+    /* the mailbox */
+    bool m_pending = false;
+    uint32_t m_nhops = 0, m_seq = 0, m_probeNonce = 0, m_probeSeq = 0;
+    struct hpcc_sample m_report[HPCC_MAX_HOPS];
+    uint64_t m_srttNs = 0;      /* Linux's srtt: EWMA 1/8 of the RTT samples */
+    uint32_t m_priorCwnd = 0;
+    Ptr<HpccNet> m_net;
+    Ipv4Address m_local, m_remote;
+    uint16_t m_lport = 0, m_rport = 0;
+    Ptr<UniformRandomVariable> m_rng;
+};
+
+/* One stamping port: hpcc-probe switch attach DEV --rate R --switch-id S. */
+struct HpccPortCfg
+{
+    uint32_t switchId = 0;
+    uint32_t portId = 0;
+    uint16_t flags = 0; /* HPCC_PORT_F_PORT_ID: portId, else the ifindex */
+    uint32_t rateMbps = 0;
+};
+
+class HpccNet : public TrafficControlLayer
+{
+  public:
+    static TypeId GetTypeId();
+    HpccNet() = default;
+
+    /* clsact egress: stamp, then the root qdisc as usual */
+    void Send(Ptr<NetDevice> device, Ptr<QueueDiscItem> item) override;
+    /* clsact ingress: reflect or deliver, else up the stack */
+    void Receive(Ptr<NetDevice> device,
+                 Ptr<const Packet> p,
+                 uint16_t protocol,
+                 const Address& from,
+                 const Address& to,
+                 NetDevice::PacketType packetType) override;
+
+    void AttachSwitch(Ptr<NetDevice> dev, const HpccPortCfg& cfg) { m_ports[dev] = cfg; }
+    void AttachHost() { m_host = true; }
+
+    using FlowKey = std::tuple<uint32_t, uint16_t, uint32_t, uint16_t>;
+    void AddFlow(const FlowKey& k, TcpHpcc* f) { m_flows[k] = f; }
+    void DelFlow(const FlowKey& k) { m_flows.erase(k); }
+    /* A probe of the flow, sent like the module's __ip_queue_xmit. */
+    void SendProbe(Ptr<Packet> tcpPayloadAndHeader, Ipv4Address src, Ipv4Address dst);
+
+    uint8_t m_probeDscp = HPCC_DSCP_PROBE_DEFAULT;
+    uint8_t m_respDscp = HPCC_DSCP_RESPONSE_DEFAULT;
+
+    /* The pieces, public for the unit tests. */
+    enum Kind
+    {
+        OTHER,
+        PROBE,
+        RESPONSE,
+        MALFORMED
+    };
+    /* p starts at the TCP header; the IP header's DSCP is given. */
+    static Kind Classify(Ptr<const Packet> p, uint8_t dscp, uint8_t probeDscp,
+                         uint8_t respDscp, TcpHeader* th, struct hpcc_probe* probe);
+    /* Stamp the probe in item (TCP header at the front) with the port's
+     * snapshot; returns what hpcc_stamp_probe() did.
+     */
+    static enum hpcc_stamp_action Stamp(Ptr<Ipv4QueueDiscItem> item,
+                                        const struct hpcc_stamp_in& in);
+    /* The response to a probe that arrived as ip + p (p from the TCP
+     * header on); returns the packet from the TCP header on and sets rip.
+     */
+    static Ptr<Packet> Reflect(const Ipv4Header& ip, Ptr<const Packet> p,
+                               uint8_t respDscp, Ipv4Header* rip);
+
+  private:
+    std::map<Ptr<NetDevice>, HpccPortCfg> m_ports;
+    std::map<FlowKey, TcpHpcc*> m_flows;
+    bool m_host = false;
+};
+
+/* InternetStackHelper's IPv4 part, with HpccNet as the traffic control
+ * layer (the helper hard-codes the base class).
+ */
+Ptr<HpccNet> HpccInstallStack(Ptr<Node> node);
+
+} // namespace ns3
+
+#endif
