@@ -36,7 +36,7 @@ OBJCOPY ?= objcopy
 PAHOLE_FLAGS ?= $(shell PAHOLE=$(PAHOLE) $(KDIR)/scripts/pahole-flags.sh 2>/dev/null)
 
 # Goals that must work without kernel headers (lead: add e.g. unit tests here).
-NOKERNEL_GOALS := deps clean kver unit bench-law check check-quick demo bench \
+NOKERNEL_GOALS := deps clean kver unit bench-law check check-quick demo bench sim sim-bench \
 	debug-kernel module-debug
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(KVER),)
@@ -50,7 +50,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit \
 	check check-quick install bench-law bench-bpf demo-tools demo bench \
-	debug-kernel module-debug
+	debug-kernel module-debug sim sim-bench
 
 all: module bpf probe
 
@@ -174,6 +174,14 @@ demo:
 # Longer runs and more repetitions; writes Documentation/bench-results.md.
 bench:
 	scripts/demo.sh --long
+
+# The ns-3 model running the module's controller (sim/): a quick run with
+# the cross-check table and plots; the full set writes Documentation/sim-results.md.
+sim:
+	sim/run.sh
+
+sim-bench:
+	sim/run.sh --bench
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
