@@ -42,6 +42,7 @@
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
 #include <linux/inet_diag.h>
+#include <linux/version.h>
 #include <net/ip.h>
 #include <net/ip6_checksum.h>
 #include <net/ipv6.h>
@@ -50,6 +51,31 @@
 #include <net/tcp.h>
 
 #include "hpcc_ctl.h"
+
+/*
+ * The kernel API differences between Debian 12's 6.1 and 6.12 (Debian 13's,
+ * also packaged for Debian 12), each handled here once.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+/* 6.10 hands cong_control the ACK's sequence and flags. */
+#define HPCC_CONG_CONTROL_ARGS	struct sock *sk, u32 ack, int flag, \
+				const struct rate_sample *rs
+#else
+#define HPCC_CONG_CONTROL_ARGS	struct sock *sk, const struct rate_sample *rs
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+/* 6.9 requires kfunc sets to be marked as such (BTF_SET8_KFUNCS). */
+#define HPCC_KFUNCS_START	BTF_KFUNCS_START
+#define HPCC_KFUNCS_END		BTF_KFUNCS_END
+#else
+#define HPCC_KFUNCS_START	BTF_SET8_START
+#define HPCC_KFUNCS_END		BTF_SET8_END
+#endif
+
+#ifndef __bpf_kfunc		/* 6.2 named the kfunc attributes */
+#define __bpf_kfunc		noinline
+#endif
 
 /* ---- parameters ---------------------------------------------------------- */
 
@@ -550,7 +576,7 @@ __diag_ignore_all("-Wmissing-prototypes",
  * hpcc), -ENOBUFS (hpcc without per-flow state), -ESTALE (the nonce does not
  * echo the flow's outstanding probe). A rejected report changes nothing.
  */
-noinline int bpf_hpcc_report(struct tcp_sock *tp, void *report,
+__bpf_kfunc int bpf_hpcc_report(struct tcp_sock *tp, void *report,
 			     u32 report__sz)
 {
 	const struct hpcc_probe *p = report;
@@ -571,9 +597,9 @@ noinline int bpf_hpcc_report(struct tcp_sock *tp, void *report,
 
 __diag_pop();
 
-BTF_SET8_START(hpcc_kfunc_ids)
+HPCC_KFUNCS_START(hpcc_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_hpcc_report)
-BTF_SET8_END(hpcc_kfunc_ids)
+HPCC_KFUNCS_END(hpcc_kfunc_ids)
 
 static const struct btf_kfunc_id_set hpcc_kfunc_set = {
 	.owner = THIS_MODULE,
@@ -657,7 +683,7 @@ static void hpcc_reno(struct sock *sk, const struct rate_sample *rs)
 					   READ_ONCE(sk->sk_max_pacing_rate)));
 }
 
-static void hpcc_cong_control(struct sock *sk, const struct rate_sample *rs)
+static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 {
 	struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
 	struct hpcc_ctl_params p;
