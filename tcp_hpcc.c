@@ -42,7 +42,6 @@
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
 #include <linux/inet_diag.h>
-#include <linux/version.h>
 #include <net/ip.h>
 #include <net/ip6_checksum.h>
 #include <net/ipv6.h>
@@ -54,18 +53,17 @@
 
 /*
  * The kernel API differences between Debian 12's 6.1 and 6.12 (Debian 13's,
- * also packaged for Debian 12), each handled here once.
+ * also packaged for Debian 12), each handled here once; Kbuild detects
+ * them in the target's headers.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-/* 6.10 hands cong_control the ACK's sequence and flags. */
+#ifdef HPCC_CONG_CONTROL_ACK	/* 6.10: the ACK's sequence and flags too */
 #define HPCC_CONG_CONTROL_ARGS	struct sock *sk, u32 ack, int flag, \
 				const struct rate_sample *rs
 #else
 #define HPCC_CONG_CONTROL_ARGS	struct sock *sk, const struct rate_sample *rs
 #endif
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
-/* 6.9 requires kfunc sets to be marked as such (BTF_SET8_KFUNCS). */
+#ifdef HPCC_BTF_KFUNCS		/* 6.9: kfunc sets marked BTF_SET8_KFUNCS */
 #define HPCC_KFUNCS_START	BTF_KFUNCS_START
 #define HPCC_KFUNCS_END		BTF_KFUNCS_END
 #else
