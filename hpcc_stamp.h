@@ -24,7 +24,7 @@
 #ifndef _HPCC_STAMP_H
 #define _HPCC_STAMP_H
 
-#include "hpcc_wire.h"
+#include "hpcc_maps.h"
 
 static inline void hpcc_put_be32(void *p, __u32 v)
 {

@@ -38,17 +38,6 @@
 #define HPCC_IP_MF		0x2000
 #define HPCC_IP_OFFSET		0x1FFF
 
-/* Errnos the kfunc may return beyond the ones hpcc_wire.h defines. */
-#ifndef EOPNOTSUPP
-#define EOPNOTSUPP		95
-#endif
-#ifndef ENOBUFS
-#define ENOBUFS			105
-#endif
-#ifndef ESTALE
-#define ESTALE			116
-#endif
-
 #define HPCC_ETH_HLEN		14
 #define HPCC_VLAN_HLEN		4
 #define HPCC_MAX_VLAN_TAGS	2	/* 802.1ad + 802.1Q (QinQ) */

@@ -30,7 +30,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
-#include "hpcc_wire.h"
+#include "hpcc_maps.h"
 #include "hpcc_parse.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -48,7 +48,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "hpcc_wire.h"
+#include "hpcc_maps.h"
 #include "probe.h"
 #include "hpcc_host.skel.h"
 #include "hpcc_switch.skel.h"

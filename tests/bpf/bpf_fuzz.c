@@ -34,7 +34,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "hpcc_wire.h"
+#include "hpcc_maps.h"
 #include "pkt.h"
 #include "tap.h"
 #include "hpcc_switch.skel.h"

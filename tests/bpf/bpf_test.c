@@ -38,7 +38,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "hpcc_wire.h"
+#include "hpcc_maps.h"
 #include "pkt.h"
 #include "hpcc_switch.skel.h"
 #include "hpcc_host.skel.h"

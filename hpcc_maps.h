@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The ABI between the tc BPF programs (bpf/hpcc_switch.bpf.c,
+ * bpf/hpcc_host.bpf.c) and userspace (hpcc-probe, tests/bpf): the maps'
+ * value types and the counters. Nothing here is on the wire (that is
+ * hpcc_wire.h); all fields are in host byte order.
+ */
+#ifndef _HPCC_MAPS_H
+#define _HPCC_MAPS_H
+
+#include "hpcc_wire.h"
+
+/* Host program config: map "hpcc_host_cfg", ARRAY, one entry, key 0.
+ * An entry never written by userspace is all zero: defaults apply.
+ */
+#define HPCC_CFG_F_DSCP		0x0001	/* probe_dscp/resp_dscp are set */
+#define HPCC_CFG_F_RAW_IP	0x0002	/* the device has no link-layer
+					 * header (tun, wireguard, ipip...)
+					 */
+
+struct hpcc_host_cfg {
+	__u8 probe_dscp;
+	__u8 resp_dscp;
+	__u16 flags;			/* HPCC_CFG_F_* */
+	__u32 reserved;
+};
+
+/* Switch port config: map "hpcc_port_cfg", HASH, key __u32 egress ifindex.
+ * A port without an entry passes probes untouched and publishes no queue
+ * snapshots. ifindex is per network namespace: load one instance of the
+ * switch object per router namespace, and set netns_cookie (SO_NETNS_COOKIE
+ * of a socket in that namespace) so the global qdisc tracepoints ignore
+ * devices of other namespaces that share the ifindex.
+ */
+#define HPCC_PORT_F_PORT_ID	0x0001	/* port_id is set, else the ifindex */
+#define HPCC_PORT_F_DSCP	0x0002	/* probe_dscp/resp_dscp are set */
+#define HPCC_PORT_F_RAW_IP	0x0004	/* as HPCC_CFG_F_RAW_IP */
+
+struct hpcc_port_cfg {
+	__u32 switch_id;
+	__u32 port_id;
+	__u32 rate_mbps;		/* link capacity stamped in each hop */
+	__u8 probe_dscp;
+	__u8 resp_dscp;
+	__u16 flags;			/* HPCC_PORT_F_* */
+	__u64 netns_cookie;		/* 0 = any namespace */
+};
+
+/* Queue snapshots: map "hpcc_qsnap", HASH, key __u32 ifindex, written by
+ * the qdisc tracepoint programs of hpcc_switch.bpf.c, read by its tc
+ * program. A device whose root qdisc serves every tx queue (tbf, htb,
+ * fq_codel, pfifo_fast...) uses slot 0; an mq/mqprio root has a child per
+ * tx queue and uses slot = tx queue index; the port's backlog and byte
+ * count are then the sum of the slots that belong to the current root.
+ */
+#define HPCC_MAX_TXQ		64
+#define HPCC_MAX_CPUS		128	/* per-CPU qdisc stats summed up to */
+
+struct hpcc_qsnap {
+	__u32 seq;			/* odd while a writer is inside */
+	__u32 backlog;			/* qdisc backlog, bytes */
+	__u64 bytes;			/* bytes dequeued (sent), wraps */
+	__u64 ts_ns;			/* bpf_ktime_get_ns() at publish */
+	__u64 root;			/* identity of dev->qdisc at publish */
+};
+
+#define HPCC_QSNAP_F_MQ		0x0001	/* slots are per tx queue */
+
+struct hpcc_qsnap_dev {
+	__u64 root;			/* identity of the current dev->qdisc */
+	__u32 ntxq;			/* dev->real_num_tx_queues */
+	__u32 flags;			/* HPCC_QSNAP_F_* */
+	struct hpcc_qsnap q[HPCC_MAX_TXQ];
+};
+
+/* Counters: map "hpcc_counters", PERCPU_ARRAY of __u64, HPCC_CNT_MAX
+ * entries, one instance per object. Each pass/drop reason has its own.
+ */
+enum hpcc_counter {
+	/* A TCP segment without flags whose DSCP is not HPCC's; ordinary
+	 * traffic leaves on the fast path and is not counted.
+	 */
+	HPCC_CNT_OTHER = 0,
+	/* HPCC candidates (TCP, no flags, probe/response DSCP) that failed
+	 * validation: passed untouched by the switch, dropped by the host.
+	 */
+	HPCC_CNT_TRUNCATED,		/* payload is not HPCC_PROBE_LEN */
+	HPCC_CNT_BAD_VERSION,
+	HPCC_CNT_BAD_ROOM,		/* room != HPCC_MAX_HOPS */
+	HPCC_CNT_BAD_NHOPS,		/* nhops > room */
+	HPCC_CNT_BAD_FLAGS,		/* unknown flag bits */
+	HPCC_CNT_BAD_DSCP,		/* DSCP disagrees with HPCC_F_RESPONSE */
+	HPCC_CNT_WRITE_FAIL,		/* a rewrite helper failed */
+	/* host: receiver */
+	HPCC_CNT_PROBE_REFLECTED,
+	/* host: sender, every response is dropped after one of these */
+	HPCC_CNT_RESP_DELIVERED,	/* kfunc returned 0 */
+	HPCC_CNT_NO_SOCKET,		/* no established socket for tuple */
+	HPCC_CNT_NOT_HPCC,		/* -EOPNOTSUPP: socket not on hpcc */
+	HPCC_CNT_BAD_NONCE,		/* -ESTALE */
+	HPCC_CNT_NO_FLOW_STATE,		/* -ENOBUFS */
+	HPCC_CNT_BAD_SOCKET,		/* -EINVAL */
+	HPCC_CNT_NO_MODULE,		/* tcp_hpcc.ko (its kfunc) absent */
+	HPCC_CNT_KFUNC_OTHER,		/* any other kfunc return */
+	/* switch: tc egress */
+	HPCC_CNT_SWITCH_STAMPED,
+	HPCC_CNT_SWITCH_OVERFLOW,	/* no room: HPCC_F_OVERFLOW set */
+	HPCC_CNT_SWITCH_NO_CONFIG,	/* probe on a port without config */
+	HPCC_CNT_SWITCH_RESPONSE,	/* response passed untouched */
+	HPCC_CNT_SWITCH_NO_QSTATS,	/* no snapshot: qlen/tx_bytes 0 */
+	HPCC_CNT_SWITCH_QSTATS_TORN,	/* no consistent read in retries */
+	/* switch: qdisc tracepoints */
+	HPCC_CNT_QSTAT_TXQ_RANGE,	/* tx queue >= HPCC_MAX_TXQ */
+	HPCC_CNT_QSTAT_CPU_RANGE,	/* > HPCC_MAX_CPUS: partial sums */
+	HPCC_CNT_QSTAT_CONTENDED,	/* slot busy: publish skipped */
+	HPCC_CNT_QSTAT_OTHER_NETNS,	/* ifindex matched, netns did not */
+	/* host: a probe or response whose TCP checksum is wrong (or was
+	 * never filled in): dropped, neither reflected nor delivered.
+	 * Appended, so that older pinned maps keep their indices.
+	 */
+	HPCC_CNT_BAD_CSUM,
+	HPCC_CNT_MAX
+};
+
+static inline const char *hpcc_counter_name(unsigned int c)
+{
+	switch (c) {
+	case HPCC_CNT_OTHER:		return "other";
+	case HPCC_CNT_TRUNCATED:	return "truncated";
+	case HPCC_CNT_BAD_VERSION:	return "bad_version";
+	case HPCC_CNT_BAD_ROOM:		return "bad_room";
+	case HPCC_CNT_BAD_NHOPS:	return "bad_nhops";
+	case HPCC_CNT_BAD_FLAGS:	return "bad_flags";
+	case HPCC_CNT_BAD_DSCP:		return "bad_dscp";
+	case HPCC_CNT_WRITE_FAIL:	return "write_fail";
+	case HPCC_CNT_PROBE_REFLECTED:	return "probe_reflected";
+	case HPCC_CNT_RESP_DELIVERED:	return "resp_delivered";
+	case HPCC_CNT_NO_SOCKET:	return "no_socket";
+	case HPCC_CNT_NOT_HPCC:		return "not_hpcc";
+	case HPCC_CNT_BAD_NONCE:	return "bad_nonce";
+	case HPCC_CNT_NO_FLOW_STATE:	return "no_flow_state";
+	case HPCC_CNT_BAD_SOCKET:	return "bad_socket";
+	case HPCC_CNT_NO_MODULE:	return "no_module";
+	case HPCC_CNT_KFUNC_OTHER:	return "kfunc_other";
+	case HPCC_CNT_SWITCH_STAMPED:	return "switch_stamped";
+	case HPCC_CNT_SWITCH_OVERFLOW:	return "switch_overflow";
+	case HPCC_CNT_SWITCH_NO_CONFIG:	return "switch_no_config";
+	case HPCC_CNT_SWITCH_RESPONSE:	return "switch_response";
+	case HPCC_CNT_SWITCH_NO_QSTATS:	return "switch_no_qstats";
+	case HPCC_CNT_SWITCH_QSTATS_TORN: return "switch_qstats_torn";
+	case HPCC_CNT_QSTAT_TXQ_RANGE:	return "qstat_txq_range";
+	case HPCC_CNT_QSTAT_CPU_RANGE:	return "qstat_cpu_range";
+	case HPCC_CNT_QSTAT_CONTENDED:	return "qstat_contended";
+	case HPCC_CNT_QSTAT_OTHER_NETNS: return "qstat_other_netns";
+	case HPCC_CNT_BAD_CSUM:		return "bad_csum";
+	}
+	return "?";
+}
+
+#endif /* _HPCC_MAPS_H */
