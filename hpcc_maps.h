@@ -157,4 +157,17 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	return "?";
 }
 
+/* bpf/hpcc_parse.h's hpcc_dscps() reads probe_dscp and resp_dscp as a pair. */
+#ifdef __cplusplus
+#define HPCC_MAPS_ASSERT	static_assert
+#else
+#define HPCC_MAPS_ASSERT	_Static_assert
+#endif
+HPCC_MAPS_ASSERT(__builtin_offsetof(struct hpcc_host_cfg, resp_dscp) ==
+	       __builtin_offsetof(struct hpcc_host_cfg, probe_dscp) + 1,
+	       "hpcc_host_cfg: DSCP pair not adjacent");
+HPCC_MAPS_ASSERT(__builtin_offsetof(struct hpcc_port_cfg, resp_dscp) ==
+	       __builtin_offsetof(struct hpcc_port_cfg, probe_dscp) + 1,
+	       "hpcc_port_cfg: DSCP pair not adjacent");
+
 #endif /* _HPCC_MAPS_H */

@@ -113,10 +113,7 @@ static __always_inline int hpcc_reflect(struct __sk_buff *skb,
 	    hpcc_set_ttl(skb, p, HPCC_RESP_TTL))
 		return -1;
 
-	ow.version = h->version;
-	ow.flags = h->flags;
-	ow.nhops = h->nhops;
-	ow.room = h->room;
+	ow = hpcc_hdr_word_of(h);
 	nw = ow;
 	nw.flags |= HPCC_F_RESPONSE;
 	return hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw));
@@ -192,9 +189,8 @@ static __always_inline __u32 hpcc_deliver(struct __sk_buff *skb,
 SEC("tc")
 int hpcc_host(struct __sk_buff *skb)
 {
-	__u8 probe_dscp = HPCC_DSCP_PROBE_DEFAULT;
-	__u8 resp_dscp = HPCC_DSCP_RESPONSE_DEFAULT;
 	struct hpcc_host_cfg *cfg;
+	struct hpcc_dscps dscp;
 	struct hpcc_pkt p = {};
 	struct hpcc_probe *buf;
 	struct hpcc_hdr h;
@@ -213,12 +209,10 @@ int hpcc_host(struct __sk_buff *skb)
 	if (hpcc_parse(skb, &p, link == HPCC_LINK_RAW_IP))
 		return TC_ACT_OK;
 
-	if (cfg && (cfg->flags & HPCC_CFG_F_DSCP)) {
-		probe_dscp = cfg->probe_dscp;
-		resp_dscp = cfg->resp_dscp;
-	}
+	dscp = hpcc_dscps(cfg && (cfg->flags & HPCC_CFG_F_DSCP) ?
+			  &cfg->probe_dscp : NULL);
 
-	cls = hpcc_classify(skb, &p, probe_dscp, resp_dscp, &h, &reason);
+	cls = hpcc_classify(skb, &p, dscp.probe, dscp.resp, &h, &reason);
 	if (cls == HPCC_PKT_OTHER) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_OTHER);
 		return TC_ACT_OK;
@@ -244,7 +238,7 @@ int hpcc_host(struct __sk_buff *skb)
 		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p, buf));
 		return TC_ACT_SHOT;
 	}
-	if (hpcc_reflect(skb, &p, &h, resp_dscp)) {
+	if (hpcc_reflect(skb, &p, &h, dscp.resp)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;
 	}

@@ -503,6 +503,40 @@ struct hpcc_hdr_word {
 	__u8 room;
 };
 
+/* The word as it is in the packet, the old side of a rewrite. */
+static __always_inline struct hpcc_hdr_word
+hpcc_hdr_word_of(const struct hpcc_hdr *h)
+{
+	struct hpcc_hdr_word w = {
+		.version = h->version, .flags = h->flags,
+		.nhops = h->nhops, .room = h->room,
+	};
+
+	return w;
+}
+
+struct hpcc_dscps {
+	__u8 probe;
+	__u8 resp;
+};
+
+/* The DSCPs a program matches: the pair its configuration holds (@pair:
+ * probe_dscp, then resp_dscp) where the configuration sets them, else the
+ * defaults, as tcp_hpcc's parameters have them.
+ */
+static __always_inline struct hpcc_dscps hpcc_dscps(const __u8 *pair)
+{
+	struct hpcc_dscps d = {
+		HPCC_DSCP_PROBE_DEFAULT, HPCC_DSCP_RESPONSE_DEFAULT
+	};
+
+	if (pair) {
+		d.probe = pair[0];
+		d.resp = pair[1];
+	}
+	return d;
+}
+
 static __always_inline void hpcc_count(void *map, __u32 idx)
 {
 	__u64 *c = bpf_map_lookup_elem(map, &idx);

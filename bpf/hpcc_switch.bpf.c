@@ -168,7 +168,7 @@ static __always_inline void hpcc_qdisc_stats(struct Qdisc *q, __u32 *backlog,
 }
 
 /* Publish the stats of @q, the qdisc serving tx queue @txq (a kernel
- * address) of @dev, whose port has config @cfg.
+ * address) of @dev, the port with @ifindex.
  */
 static __always_inline void hpcc_publish(struct Qdisc *q, __u64 txq,
 					 struct net_device *dev, __u32 ifindex)
@@ -395,10 +395,7 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 	__u32 nhops = h->nhops, off, qlen = 0;
 	__u64 tx = 0;
 
-	ow.version = h->version;
-	ow.flags = h->flags;
-	ow.nhops = h->nhops;
-	ow.room = h->room;
+	ow = hpcc_hdr_word_of(h);
 	nw = ow;
 
 	if (nhops >= h->room || nhops >= HPCC_MAX_HOPS) {
@@ -436,9 +433,8 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 SEC("tc")
 int hpcc_switch(struct __sk_buff *skb)
 {
-	__u8 probe_dscp = HPCC_DSCP_PROBE_DEFAULT;
-	__u8 resp_dscp = HPCC_DSCP_RESPONSE_DEFAULT;
 	struct hpcc_port_cfg *cfg = NULL;
+	struct hpcc_dscps dscp;
 	struct hpcc_pkt p = {};
 	struct hpcc_hdr h;
 	__u32 ifindex = skb->ifindex, reason = 0;
@@ -463,12 +459,10 @@ int hpcc_switch(struct __sk_buff *skb)
 
 	if (!have_cfg)
 		cfg = bpf_map_lookup_elem(&hpcc_port_cfg, &ifindex);
-	if (cfg && (cfg->flags & HPCC_PORT_F_DSCP)) {
-		probe_dscp = cfg->probe_dscp;
-		resp_dscp = cfg->resp_dscp;
-	}
+	dscp = hpcc_dscps(cfg && (cfg->flags & HPCC_PORT_F_DSCP) ?
+			  &cfg->probe_dscp : NULL);
 
-	switch (hpcc_classify(skb, &p, probe_dscp, resp_dscp, &h, &reason)) {
+	switch (hpcc_classify(skb, &p, dscp.probe, dscp.resp, &h, &reason)) {
 	case HPCC_PKT_OTHER:
 		hpcc_count(&hpcc_counters, HPCC_CNT_OTHER);
 		return TC_ACT_OK;
