@@ -19,12 +19,13 @@
 # and the cost (events/s, wall time per run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=quick out= jobs=2
+mode=quick out= jobs=2 reuse=0
 while (($#)); do
 	case $1 in
 	--bench) mode=bench; shift ;;
 	--out) out=${2:?}; shift 2 ;;
 	--jobs) jobs=${2:?}; shift 2 ;;
+	--reuse) reuse=1; shift ;;	# analyse the runs already in --out DIR
 	*) echo "sim/run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -63,13 +64,12 @@ for scen in websearch stagger long incast; do
 		done
 	done
 done >>"$jobsf"
-say "$(wc -l <"$jobsf") runs, $jobs at a time, output in $out"
-i=0
-while read -r args; do
-	i=$((i + 1))
-	echo "$args --out=$out/runs/$i.log"
-done <"$jobsf" | xargs -P "$jobs" -I{} sh -c 'sim/hpcc-sim {} || echo "sim: FAILED: {}" >&2'
-say "runs done"
+if ((!reuse)); then
+	say "$(wc -l <"$jobsf") runs, $jobs at a time, output in $out"
+	awk -v o="$out/runs" '{ print $0 " --out=" o "/" NR ".log" }' "$jobsf" |
+		xargs -P "$jobs" -I{} sh -c 'sim/hpcc-sim {} || echo "sim: FAILED: {}" >&2' || true
+	say "runs done"
+fi
 
 # the console log demo/analyze.py reads: env, runs header, every run
 {
@@ -86,7 +86,11 @@ say "runs done"
 	echo "@@csv runs.csv@@ scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s"
 	echo "@@csv cost.csv@@ scenario,cc,rep,events,wall_s,events_per_s,base_rtt_ms"
 	echo "@@csv hpcc.csv@@ scenario,cc,rep,probes_sent,probes_lost,reports_accepted,reports_used,reports_no_capacity,rejected,telemetry_timeouts,stamped,overflow,reflected,delivered"
-	cat "$out"/runs/*.log | grep -v '^@@csv fabric-' | grep -v '^@@csv runs.csv@@ fabric-'
+	cat "$out"/runs/*.log | grep -v '^@@csv fabric-' | grep -v '^@@csv runs.csv@@ fabric-' |
+		awk -F'@@' '	# every file starts with its header
+			$2 ~ /queue.csv$/ && !seen[$2]++ && $3 !~ /^ t,/ { print "@@" $2 "@@ t,dev,backlog,qlen,drops,bytes,pkts,marks" }
+			$2 ~ /samples.csv$/ && !seen[$2]++ && $3 !~ /^ tag,/ { print "@@" $2 "@@ tag,id,t,bytes_acked,rtt_us,cwnd,retrans" }
+			{ print }'
 } >"$out/console.log"
 # the fabric's files separately: analyze.py knows only the dumbbell's scenarios
 {
