@@ -8,7 +8,8 @@
 # hpcc_switch on r1b and r2b (egress towards d), hpcc_host on hd0 (the
 # receiver, reflects probes) and later hs0 (the sender). Covers attach and
 # detach, pins, status counters, error messages, trace over 2 hops (IPv4,
-# IPv6, queue seen under load) and flows against a faked module.
+# IPv6, queue seen under load) and flows against a faked module; then
+# test_golden.sh, the exact text of every command (tests/probe/golden/).
 # Prints TAP, ends with "# N passed, N failed"; cleans up on any exit.
 #
 #   tests/probe/test_probe.sh            (HPCC_PROBE=path to use another binary)
@@ -473,5 +474,13 @@ expect_ok "status after detaching everything" "$H" status
 ok_if "status: none of the test namespaces left" hasnt "netns $P-"
 expect_err "trace after detach: RST from d's TCP, explained" 1 \
 	"answered the probe with a TCP RST.*no hpcc_host" "$H" -n $S trace 10.91.3.2:5201
+
+# --------------------------------------------------------- golden outputs
+# The exact text of every command, help and error message: test_golden.sh
+# (its TAP nested under '# ', one assertion here).
+run env HPCC_PROBE="$H" tests/probe/test_golden.sh
+sed 's/^/# /' <<<"$out"
+out=$(tail -n1 <<<"$out")
+tap $rc "golden outputs (tests/probe/test_golden.sh, tests/probe/golden/)"
 
 done_tap
