@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# hpcc-setup (deploy/hpcc-setup) on this machine's kernel, as root, in a
+# network namespace of its own (hpcc-setup -n): configuration parsing and
+# errors, attach/detach/apply/stop against hpcc-probe, status comparing
+# configured and attached, and the systemd generator's output.
+# Prints TAP, ends with "# N passed, N failed"; cleans up on any exit.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+TOP=$PWD
+export HPCC_PROBE=${HPCC_PROBE:-$TOP/probe/hpcc-probe}
+tmp=$(mktemp -d)
+ns=hpccsetup$$
+export HPCC_STATE=$tmp/state
+conf=$tmp/hpcc.conf
+S=("$TOP/deploy/hpcc-setup" -c "$conf" -n "$ns")
+
+n=0 passed=0 failed=0 out="" rc=0
+tap() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then passed=$((passed + 1)); echo "ok $n - $2"
+	else failed=$((failed + 1)); echo "not ok $n - $2"
+		printf '%s\n' "exit $rc; output:" "$out" | sed 's/^/#   /'; fi
+}
+run() { out=$("$@" 2>&1); rc=$?; }
+has() { grep -Eq -- "$1" <<<"$out"; }
+# t DESC RC REGEX CMD...: exit RC and REGEX (may be empty) in the output
+t() {
+	local d=$1 want=$2 re=$3; shift 3
+	run "$@"
+	[ "$rc" -eq "$want" ] && { [ -z "$re" ] || has "$re"; }
+	tap $? "$d"
+}
+cleanup() {
+	"${S[@]}" stop >/dev/null 2>&1
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ "$(id -u)" -ne 0 ] || [ ! -x "$HPCC_PROBE" ]; then
+	echo "1..0 # SKIP needs root and $HPCC_PROBE (make probe)"
+	exit 0
+fi
+ip netns add "$ns" && ip -n "$ns" link add vt0 type veth peer name vt1 &&
+	ip -n "$ns" link set vt0 up && ip -n "$ns" link set vt1 up &&
+	tc -n "$ns" qdisc replace dev vt1 root tbf rate 1gbit burst 64kb latency 50ms || exit 1
+
+# --- parsing
+cat >"$conf" <<'C'
+host vt0 probe-dscp 70
+switch vt1
+switch vt1 rate 10gbps
+router vt0
+host ../x
+switch vt1 rate 10zbit
+host vt0 colour blue
+C
+t "check: every bad line named with its number" 1 \
+	'hpcc.conf:1: bad probe-dscp.*hpcc.conf:2: switch needs .rate.*:4: unknown keyword .router.*:5: .\.\./x. is not an interface name.*:6: bad rate.*:7: unknown option .colour.' \
+	bash -c '"$@" 2>&1 | tr "\n" " "; exit ${PIPESTATUS[0]}' _ "${S[@]}" check
+t "apply refuses a configuration with errors" 1 'not applying' "${S[@]}" apply
+printf 'switch vt1 rate 1gbit\nswitch vt1 rate 2gbit\n' >"$conf"
+t "a role configured twice on one device is an error" 1 'already configured on line 1' "${S[@]}" check
+t "usage error: attach without a device" 2 'takes one device' "${S[@]}" attach
+t "usage error: a device name that is a path" 2 'not an interface name' "${S[@]}" attach ../..
+
+# --- attach, status
+cat >"$conf" <<'C'
+# a comment
+host vt0            # trailing comment
+switch vt1 rate 1.5gbit switch-id 7 port-id 21
+host vt1 probe-dscp 45 response-dscp 46
+switch vt9 rate 100mbit
+C
+t "check: good file, absent device reported" 0 'vt9 is configured but not present.*no errors' \
+	bash -c '"$@" 2>&1 | tr "\n" " "; exit ${PIPESTATUS[0]}' _ "${S[@]}" check
+t "status before attach: NOT ATTACHED, exit 3" 3 'host vt0: NOT ATTACHED' "${S[@]}" status
+t "apply attaches every present device" 0 'hpcc_switch attached to vt1' "${S[@]}" apply
+t "status: all attached as configured, absent device told" 0 \
+	'switch vt1: attached as configured \(rate 1500 Mbit/s, switch_id 7, port_id 21' "${S[@]}" status
+has 'host vt1: attached as configured' && has 'switch vt9: not attached, device not present'
+tap $? "status: host vt1 and vt9 lines"
+t "attach again replaces the attachment" 0 'hpcc_host attached to vt0' "${S[@]}" attach vt0
+t "status still as configured after re-attach" 0 'host vt0: attached as configured' "${S[@]}" status
+
+# --- a changed file
+sed -i 's/rate 1.5gbit/rate 10gbit/' "$conf"
+t "status: a changed rate DIFFERS, exit 3" 3 'switch vt1: DIFFERS, configured: rate 10000 Mbit/s \(attached: 1500\)' \
+	"${S[@]}" status
+t "apply re-attaches vt1" 0 'rate 10000 Mbit/s' "${S[@]}" apply
+t "status as configured after apply" 0 'switch vt1: attached as configured \(rate 10000' "${S[@]}" status
+sed -i '/^host vt0/d' "$conf"
+t "status: an attachment no line asks for" 3 'host vt0: attached but not in' "${S[@]}" status
+t "apply detaches it" 0 'hpcc_host detached from vt0|detached' "${S[@]}" apply
+t "status clean again" 0 '' "${S[@]}" status
+run "${S[@]}" status; ! has 'vt0'; tap $? "vt0 no longer attached"
+
+# --- by hand, behind the tool's back
+ip netns exec "$ns" tc filter del dev vt1 ingress
+t "status: pins without a filter are BROKEN" 3 'host vt1: BROKEN' "${S[@]}" status
+t "attach DEV repairs it" 0 '' "${S[@]}" attach vt1
+t "status clean after repair" 0 'host vt1: attached as configured' "${S[@]}" status
+
+# --- the device disappears
+ip -n "$ns" link del vt0
+t "detach of a vanished device succeeds" 0 'vt1 is gone' "${S[@]}" detach vt1
+t "stop detaches the rest" 0 '' "${S[@]}" stop
+run ls "$HPCC_STATE/netns/$ns"; [ -z "$out" ]; tap $? "no state left after stop"
+
+# --- the generator
+printf 'host eth0\nswitch br-lan rate 10gbit\nhost eth0.100\n' >"$conf"
+mkdir -p "$tmp/gen"
+if command -v systemd-escape >/dev/null; then
+	run env HPCC_CONF="$conf" HPCC_UNITDIR="$TOP/deploy" "$TOP/deploy/hpcc-setup" "$tmp/gen" "$tmp/gen.early" "$tmp/gen.late"
+	run find "$tmp/gen" -name '*.service' -printf '%P\n'
+	has '^sys-subsystem-net-devices-eth0.device.wants/hpcc-attach@eth0.service$' &&
+		has '^sys-subsystem-net-devices-br\\x2dlan.device.wants/hpcc-attach@br\\x2dlan.service$' &&
+		has '^sys-subsystem-net-devices-eth0.100.device.wants/hpcc-attach@eth0.100.service$'
+	tap $? "generator: one wants link per device, names escaped"
+fi
+
+echo "1..$n"
+echo "# $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
