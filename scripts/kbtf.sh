@@ -3,7 +3,7 @@
 # kernel KVER (Debian ships neither a vmlinux nor resolve_btfids):
 #   OUTDIR/vmlinux         BTF base (raw BTF or ELF vmlinux with .BTF)
 #   OUTDIR/resolve_btfids  built from the linux-source-X.Y tarball
-#   OUTDIR/vmlinux.h       bpftool btf dump ... format c
+#   OUTDIR/vmlinux.h       bpftool btf dump ... format c (not with KBTF_NO_VMLINUX_H=1)
 # Each artefact is reused if present; delete it to rebuild.
 set -euo pipefail
 
@@ -90,7 +90,8 @@ build_resolve_btfids() {
 
 [ -s "$out/vmlinux" ] || get_vmlinux
 [ -x "$out/resolve_btfids" ] || build_resolve_btfids
-if [ ! -s "$out/vmlinux.h" ]; then
+# KBTF_NO_VMLINUX_H=1: only what module BTF needs (DKMS builds: no bpftool).
+if [ -z "${KBTF_NO_VMLINUX_H:-}" ] && [ ! -s "$out/vmlinux.h" ]; then
     need bpftool bpftool
     bpftool btf dump file "$out/vmlinux" format c > "$tmp/vmlinux.h"
     mv "$tmp/vmlinux.h" "$out/vmlinux.h"
