@@ -1,6 +1,6 @@
 #!/bin/bash
 # deps.sh [group...] - install the Debian packages a group needs, only if missing.
-# Groups: build vm bench sim (default: build vm bench; sim: the ns-3 model in sim/). Fast no-op when everything is present.
+# Groups: build vm bench sim deb debvm (default: build vm bench; sim: the ns-3 model in sim/). Fast no-op when everything is present.
 set -euo pipefail
 
 me=deps.sh
@@ -11,6 +11,9 @@ pkgs_build=(make gcc libc6-dev clang llvm libbpf-dev bpftool pahole libelf-dev z
             linux-headers-amd64 linux-image-amd64 linux-source-6.1 xz-utils python3)
 pkgs_vm=(qemu-system-x86 busybox-static iproute2 iperf3 cpio kmod ethtool)
 pkgs_bench=(gnuplot-nox)
+# make deb (scripts/deb.sh, with the build group); debvm: scripts/deb-vm-test.sh.
+pkgs_deb=(debhelper dh-dkms dpkg-dev lintian)
+pkgs_debvm=(mmdebstrap qemu-system-x86 e2fsprogs)
 pkgs_sim=(g++ make libns3-dev gnuplot-nox)
 
 groups=("$@")
@@ -22,8 +25,10 @@ for g in "${groups[@]}"; do
         build) want+=("${pkgs_build[@]}") ;;
         vm)    want+=("${pkgs_vm[@]}") ;;
         bench) want+=("${pkgs_bench[@]}") ;;
+        deb)   want+=("${pkgs_deb[@]}") ;;
+        debvm) want+=("${pkgs_debvm[@]}") ;;
         sim)   want+=("${pkgs_sim[@]}") ;;
-        *) echo "$me: unknown group '$g' (known: build vm bench sim)" >&2; exit 2 ;;
+        *) echo "$me: unknown group '$g' (known: build vm bench sim deb debvm)" >&2; exit 2 ;;
     esac
 done
 
