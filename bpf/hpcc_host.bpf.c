@@ -22,7 +22,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_core_read.h>
-#include "hpcc_maps.h"
+#include "hpcc_stamp.h"
 #include "hpcc_parse.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -55,7 +55,6 @@ struct {
 	__type(value, struct hpcc_probe);
 } hpcc_report_buf SEC(".maps");
 
-#define HPCC_RESP_TTL		64
 
 /* Is tcp_hpcc.ko there? Its BTF has the wire types (the kfunc takes a
  * struct hpcc_probe): a CO-RE type-existence check is resolved by libbpf
@@ -90,6 +89,7 @@ static __always_inline int hpcc_reflect(struct __sk_buff *skb,
 					const struct hpcc_hdr *h, __u8 resp_dscp)
 {
 	struct hpcc_hdr_word ow, nw;
+	struct hpcc_hdr nh;
 	__u8 a[16], b[16];
 	__u32 addr_off, alen;
 
@@ -114,8 +114,8 @@ static __always_inline int hpcc_reflect(struct __sk_buff *skb,
 		return -1;
 
 	ow = hpcc_hdr_word_of(h);
-	nw = ow;
-	nw.flags |= HPCC_F_RESPONSE;
+	hpcc_respond_hdr(h, &nh);
+	nw = hpcc_hdr_word_of(&nh);
 	return hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw));
 }
 

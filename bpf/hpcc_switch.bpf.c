@@ -30,7 +30,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
-#include "hpcc_maps.h"
+#include "hpcc_stamp.h"
 #include "hpcc_parse.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -390,40 +390,39 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 				      const struct hpcc_port_cfg *cfg,
 				      __u32 ifindex)
 {
-	struct hpcc_hdr_word ow, nw;
+	struct hpcc_hdr_word ow = hpcc_hdr_word_of(h), nw;
+	struct hpcc_stamp_in in = {};
 	struct hpcc_hop old, hop;
-	__u32 nhops = h->nhops, off, qlen = 0;
-	__u64 tx = 0;
+	struct hpcc_hdr nh;
+	__u32 slot, off;
 
-	ow = hpcc_hdr_word_of(h);
-	nw = ow;
-
-	if (nhops >= h->room || nhops >= HPCC_MAX_HOPS) {
-		/* No room: flag it, write nothing else. */
+	/* What to write is hpcc_stamp.h's, shared with the simulation. */
+	switch (hpcc_stamp_next(h, &nh, &slot)) {
+	case HPCC_STAMP_NOTHING:
 		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_OVERFLOW);
-		if (ow.flags & HPCC_F_OVERFLOW)
-			return 0;
-		nw.flags |= HPCC_F_OVERFLOW;
+		return 0;
+	case HPCC_STAMP_OVERFLOW:
+		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_OVERFLOW);
+		nw = hpcc_hdr_word_of(&nh);
 		return hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw));
+	case HPCC_STAMP_HOP:
+		break;
 	}
 
-	if (hpcc_port_qstats(ifindex, &qlen, &tx))
+	if (hpcc_port_qstats(ifindex, &in.qlen, &in.tx_bytes))
 		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_NO_QSTATS);
+	in.switch_id = cfg->switch_id;
+	in.port_id = hpcc_stamp_port_id(cfg->flags, cfg->port_id, ifindex);
+	in.rate_mbps = cfg->rate_mbps;
+	in.ts_ns = bpf_ktime_get_ns();
+	hpcc_stamp_fill(&hop, &in);
 
-	hop.switch_id = bpf_htonl(cfg->switch_id);
-	hop.port_id = bpf_htonl(cfg->flags & HPCC_PORT_F_PORT_ID ?
-				cfg->port_id : ifindex);
-	hop.rate_mbps = bpf_htonl(cfg->rate_mbps);
-	hop.qlen = bpf_htonl(qlen);
-	hop.ts_ns = bpf_cpu_to_be64(bpf_ktime_get_ns());
-	hop.tx_bytes = bpf_cpu_to_be64(tx);
-
-	off = sizeof(struct hpcc_hdr) + nhops * sizeof(struct hpcc_hop);
+	off = sizeof(struct hpcc_hdr) + slot * sizeof(struct hpcc_hop);
 	if (bpf_skb_load_bytes(skb, p->pay_off + off, &old, sizeof(old)))
 		return -1;
 	if (hpcc_write_payload(skb, p, off, &old, &hop, sizeof(hop)))
 		return -1;
-	nw.nhops = nhops + 1;
+	nw = hpcc_hdr_word_of(&nh);
 	if (hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw)))
 		return -1;
 	hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_STAMPED);
