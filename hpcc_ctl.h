@@ -265,10 +265,12 @@ static inline uint32_t hpcc_ctl_cwnd(const struct hpcc_ctl *s, uint32_t mss,
  * In recovery or CWR, packet conservation: cwnd at most what is in flight
  * plus what this ACK delivered (at least 1), never below HPCC_MIN_CWND.
  */
-static inline uint32_t hpcc_ctl_conserve_cwnd(uint32_t cwnd, uint32_t in_flight,
+static inline uint32_t hpcc_ctl_conserve_cwnd(uint32_t cwnd,
+					      uint32_t in_flight,
 					      int32_t acked_sacked)
 {
-	uint32_t conserve = in_flight + (acked_sacked > 1 ? (uint32_t)acked_sacked : 1);
+	uint32_t conserve = in_flight +
+			    (acked_sacked > 1 ? (uint32_t)acked_sacked : 1);
 
 	cwnd = cwnd < conserve ? cwnd : conserve;
 	return cwnd > HPCC_MIN_CWND ? cwnd : HPCC_MIN_CWND;
@@ -282,7 +284,8 @@ static inline uint64_t hpcc_ctl_reno_pacing_rate(uint32_t mss, uint32_t cwnd,
 						 uint64_t srtt_ns,
 						 bool slow_start)
 {
-	uint64_t rate = (uint64_t)mss * (cwnd > packets_out ? cwnd : packets_out) *
+	uint64_t rate = (uint64_t)mss *
+			(cwnd > packets_out ? cwnd : packets_out) *
 			1000000000ULL;
 
 	rate = hpcc_qdiv(rate, srtt_ns, 0);

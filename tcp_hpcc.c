@@ -84,7 +84,6 @@
 struct hpcc_param {
 	unsigned int *val;
 	unsigned int min, max;
-	const char *what;
 };
 
 static int hpcc_param_set(const char *val, const struct kernel_param *kp)
@@ -93,8 +92,8 @@ static int hpcc_param_set(const char *val, const struct kernel_param *kp)
 	unsigned int v;
 
 	if (kstrtouint(val, 0, &v) || v < p->min || v > p->max) {
-		pr_err("tcp_hpcc: %s=%s refused: allowed %u..%u (%s)\n",
-		       kp->name, strim((char *)val), p->min, p->max, p->what);
+		pr_err("tcp_hpcc: %s=%s refused: allowed %u..%u\n",
+		       kp->name, strim((char *)val), p->min, p->max);
 		return -EINVAL;
 	}
 	WRITE_ONCE(*p->val, v);
@@ -113,13 +112,15 @@ static const struct kernel_param_ops hpcc_param_ops = {
 	.get = hpcc_param_get,
 };
 
+/* MODULE_PARM_DESC() spelled out, so that each argument is used once. */
 #define HPCC_PARAM(name, def, lo, hi, desc)				\
 	static unsigned int hpcc_##name = def;				\
 	static struct hpcc_param hpcc_##name##_param = {		\
-		&hpcc_##name, lo, hi, desc				\
+		&hpcc_##name, lo, hi					\
 	};								\
 	module_param_cb(name, &hpcc_param_ops, &hpcc_##name##_param, 0644); \
-	MODULE_PARM_DESC(name, desc ", " #lo ".." #hi ", default " #def)
+	__MODULE_INFO(parm, hpcc_##name##_desc,				\
+		      #name ":" desc ", " #lo ".." #hi ", default " #def)
 
 HPCC_PARAM(eta, 950, 500, 1000, "target utilisation eta in per mille");
 /* The draft suggests 5, the HPCC paper's simulations ran 0. With a commit
@@ -575,7 +576,7 @@ __diag_ignore_all("-Wmissing-prototypes",
  * echo the flow's outstanding probe). A rejected report changes nothing.
  */
 __bpf_kfunc int bpf_hpcc_report(struct tcp_sock *tp, void *report,
-			     u32 report__sz)
+				u32 report__sz)
 {
 	const struct hpcc_probe *p = report;
 	int err;
@@ -663,20 +664,18 @@ static void hpcc_reno(struct sock *sk, const struct rate_sample *rs)
 	u64 rate;
 
 	if (state == TCP_CA_Recovery || state == TCP_CA_CWR) {
-		u32 conserve = tcp_packets_in_flight(tp) +
-			       max_t(s32, rs->acked_sacked, 1);
+		u32 cwnd = hpcc_ctl_conserve_cwnd(tcp_snd_cwnd(tp),
+						  tcp_packets_in_flight(tp),
+						  rs->acked_sacked);
 
-		tcp_snd_cwnd_set(tp, max_t(u32, min(tcp_snd_cwnd(tp), conserve),
-					   HPCC_MIN_CWND));
+		tcp_snd_cwnd_set(tp, cwnd);
 	} else if (rs->acked_sacked > 0) {
 		tcp_reno_cong_avoid(sk, 0, rs->acked_sacked);
 	}
 
-	rate = (u64)tp->mss_cache * max(tcp_snd_cwnd(tp), tp->packets_out) *
-	       NSEC_PER_SEC;
-	rate = hpcc_qdiv(rate, hpcc_srtt_ns(tp), 0);
-	/* x2 in slow start, x1.2 (1229 / 1024) after */
-	rate = tcp_in_slow_start(tp) ? rate * 2 : (rate * 1229) >> 10;
+	rate = hpcc_ctl_reno_pacing_rate(tp->mss_cache, tcp_snd_cwnd(tp),
+					 tp->packets_out, hpcc_srtt_ns(tp),
+					 tcp_in_slow_start(tp));
 	WRITE_ONCE(sk->sk_pacing_rate, min(rate,
 					   READ_ONCE(sk->sk_max_pacing_rate)));
 }

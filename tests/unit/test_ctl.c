@@ -159,10 +159,26 @@ static void test_probes(void)
 	       "a probe held back locally: retried an RTT later, no backoff");
 }
 
+static void test_loss_based(void)
+{
+	tap_ok(hpcc_ctl_conserve_cwnd(50, 20, 3) == 23 &&
+	       hpcc_ctl_conserve_cwnd(10, 20, 3) == 10 &&
+	       hpcc_ctl_conserve_cwnd(50, 0, 0) == HPCC_MIN_CWND &&
+	       hpcc_ctl_conserve_cwnd(50, 20, -4) == 21,
+	       "recovery: cwnd at most in flight + delivered (>= 1), >= 2");
+	/* 10 x 1000 B per 1 ms = 10 MB/s: x2 in slow start, x1.2 after */
+	tap_ok(hpcc_ctl_reno_pacing_rate(1000, 10, 4, 1000000, true) ==
+	       20000000 &&
+	       hpcc_ctl_reno_pacing_rate(1000, 4, 10, 1000000, false) ==
+	       (10000000ULL * 1229) >> 10,
+	       "loss-based pacing: the stack's rule on max(cwnd, packets_out)");
+}
+
 int main(void)
 {
 	test_accept();
 	test_report();
 	test_probes();
+	test_loss_based();
 	return tap_done();
 }
