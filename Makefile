@@ -37,7 +37,7 @@ PAHOLE_FLAGS ?= $(shell PAHOLE=$(PAHOLE) $(KDIR)/scripts/pahole-flags.sh 2>/dev/
 
 # Goals that must work without kernel headers (lead: add e.g. unit tests here).
 NOKERNEL_GOALS := deps clean kver unit bench-law check check-quick demo bench sim sim-bench \
-	debug-kernel module-debug
+	debug-kernel module-debug deb install-setup
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(KVER),)
 $(error no Debian 6.1 kernel headers (/usr/src/linux-headers-6.1.*-amd64): run 'make deps' or set KVER=/KDIR=)
@@ -50,7 +50,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit \
 	check check-quick install bench-law bench-bpf demo-tools demo bench \
-	debug-kernel module-debug sim sim-bench
+	debug-kernel module-debug sim sim-bench deb install-setup
 
 all: module bpf probe
 
@@ -183,9 +183,35 @@ sim:
 sim-bench:
 	sim/run.sh --bench
 
-install: all
+install: all install-setup
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	$(MAKE) -C probe install
+
+# The boot-time setup (deploy/) and the man pages (man/): hpcc-setup, its
+# systemd units and generator, modules-load.d; hpcc.conf, sysctl.d and
+# modprobe.d files only where absent. debian/rules runs it into DESTDIR.
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+MANDIR ?= $(PREFIX)/share/man
+install-setup:
+	install -D -m 0755 deploy/hpcc-setup $(DESTDIR)$(PREFIX)/sbin/hpcc-setup
+	install -D -m 0644 -t $(DESTDIR)$(UNITDIR) deploy/hpcc.service deploy/hpcc-attach@.service
+	install -d $(DESTDIR)$(dir $(UNITDIR))system-generators
+	ln -sf $(PREFIX)/sbin/hpcc-setup $(DESTDIR)$(dir $(UNITDIR))system-generators/hpcc-generator
+	install -D -m 0644 deploy/tcp_hpcc.modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/tcp_hpcc.conf
+	@set -e; for f in hpcc.conf:hpcc/hpcc.conf tcp_hpcc.sysctl.conf:sysctl.d/tcp_hpcc.conf \
+	    tcp_hpcc.modprobe.conf:modprobe.d/tcp_hpcc.conf; do \
+	    d=$(DESTDIR)$(SYSCONFDIR)/$${f#*:}; \
+	    if [ -e $$d ]; then echo "  kept $$d"; \
+	    else echo "  install deploy/$${f%%:*} $$d"; install -D -m 0644 deploy/$${f%%:*} $$d; fi; \
+	done
+	for s in 5 7 8; do install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man$$s man/*.$$s; done
+
+# Debian packages into build/deb/, and lintian (scripts/deb.sh).
+deb:
+	scripts/deb.sh
 
 clean:
 	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
