@@ -107,6 +107,13 @@ ip -n "$ns" link del vt0
 t "detach of a vanished device succeeds" 0 'vt1 is gone' "${S[@]}" detach vt1
 t "stop detaches the rest" 0 '' "${S[@]}" stop
 run ls "$HPCC_STATE/netns/$ns"; [ -z "$out" ]; tap $? "no state left after stop"
+ip -n "$ns" link add vt0 type veth peer name vt1 && ip -n "$ns" link set vt0 up &&
+	ip -n "$ns" link set vt1 up
+t "start attaches the configured devices present" 0 'hpcc_switch attached to vt1' "${S[@]}" start
+t "start again leaves them alone" 0 '' "${S[@]}" start
+run "${S[@]}" status; has 'switch vt1: attached as configured' && has 'host vt1: attached as configured'
+tap $? "status after start"
+t "stop after start" 0 '' "${S[@]}" stop
 
 # --- the generator
 printf 'host eth0\nswitch br-lan rate 10gbit\nhost eth0.100\n' >"$conf"
