@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Run a command as root inside a throw-away qemu VM booting Debian's 6.1
-# kernel with a busybox initramfs (the host kernel cannot load modules).
+# kernel (or the debug kernel of scripts/debug-kernel.sh) with a busybox
+# initramfs (the host kernel cannot load modules).
 #
-# usage: scripts/vm-run.sh [--kver KVER] [--mem MB] [--timeout SEC]
+# usage: scripts/vm-run.sh [--kver KVER | --kernel debug | --kimage PATH
+#            [--kver KVER] [--moddir DIR]] [--mem MB] [--timeout SEC]
 #            [--include SRC[:DST]]... [--module NAME]... -- COMMAND [ARGS...]
 #   --kver     guest kernel (default: newest /boot/vmlinuz-6.1.*)
+#   --kernel   debug: the cached debug kernel (KASAN, lockdep, kmemleak);
+#              build it first with scripts/debug-kernel.sh
+#   --kimage   boot this bzImage (its version from the image or --kver;
+#              modules from --moddir, default /lib/modules/KVER)
 #   --mem      guest RAM in MB (default 2048)
 #   --timeout  kill the VM after SEC seconds (default 900) -> exit 124
 #   --include  copy file/dir SRC to /hpcc/DST in the guest (DST: basename)
@@ -15,15 +21,21 @@
 # Env: VM_ACCEL=tcg|kvm skips KVM detection (default: kvm only if a probe
 # boot with it succeeds; the verdict is cached in ~/.cache/tcp_hpcc/).
 #      VM_APPEND="..." adds kernel parameters (e.g. loglevel=7 to see WARNs).
+# Under TCG the guest gets longer RCU stall, soft lockup and hung task
+# timeouts: emulation, more so of the debug kernel, is many times slower
+# than the hardware those defaults were chosen for.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "vm-run: $*" >&2; exit 125; }
 
-kver= mem=2048 timeout=900 mk_args=()
+kver= kernel_kind=stock kimage= moddir= mem=2048 timeout=900 mk_args=()
 while (($#)); do
 	case $1 in
 	--kver) kver=${2:?}; shift 2 ;;
+	--kernel) kernel_kind=${2:?}; shift 2 ;;
+	--kimage) kimage=${2:?}; shift 2 ;;
+	--moddir) moddir=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	--include | --module) mk_args+=("$1" "${2:?}"); shift 2 ;;
@@ -35,13 +47,46 @@ done
 (($#)) || die "no COMMAND (usage: $0 [options] -- COMMAND [ARGS...])"
 [[ $mem =~ ^[0-9]+$ && $timeout =~ ^[0-9]+$ ]] || die "--mem/--timeout take integers"
 
-if [[ -z $kver ]]; then
-	kimg=$(ls -1 /boot/vmlinuz-6.1.* 2>/dev/null | sort -V | tail -n1) || true
-	[[ -n $kimg ]] || die "no /boot/vmlinuz-6.1.* (apt-get install linux-image-amd64)"
-	kver=${kimg#/boot/vmlinuz-}
-fi
-kernel=/boot/vmlinuz-$kver
-[[ -r $kernel ]] || die "$kernel not readable"
+# The version a bzImage announces in its header (kernel_version field).
+bzimage_release() {
+	local off
+	[[ $(dd if="$1" bs=1 skip=$((0x202)) count=4 status=none) == HdrS ]] || return 1
+	off=$(od -An -tu2 -j$((0x20e)) -N2 "$1" | tr -d ' ')
+	dd if="$1" bs=1 skip=$((off + 0x200)) count=256 status=none | tr '\0' '\n' |
+		head -n1 | cut -d' ' -f1
+}
+
+# kernel: what qemu boots; kconfig: its .config if known (for PVH).
+kconfig=
+case $kernel_kind in
+stock)
+	if [[ -n $kimage ]]; then
+		kernel=$kimage
+		[[ -r $kernel ]] || die "$kernel not readable"
+		[[ -n $kver ]] || kver=$(bzimage_release "$kernel") ||
+			die "cannot read the version of $kernel: give --kver"
+	else
+		if [[ -z $kver ]]; then
+			kimg=$(ls -1 /boot/vmlinuz-6.1.* 2>/dev/null | sort -V | tail -n1) || true
+			[[ -n $kimg ]] || die "no /boot/vmlinuz-6.1.* (apt-get install linux-image-amd64)"
+			kver=${kimg#/boot/vmlinuz-}
+		fi
+		kernel=/boot/vmlinuz-$kver
+		[[ -r $kernel ]] || die "$kernel not readable"
+	fi
+	kconfig=/boot/config-$kver
+	;;
+debug)
+	[[ -z $kimage && -z $kver && -z $moddir ]] || die "--kernel debug takes no --kimage/--kver/--moddir"
+	dkdir=$("$here/debug-kernel.sh" --dir) || die "no debug kernel (build it: scripts/debug-kernel.sh)"
+	kver=$(cat "$dkdir/kernel.release")
+	kernel=$dkdir/bzImage kconfig=$dkdir/config
+	moddir=$dkdir/modules/lib/modules/$kver
+	;;
+*) die "--kernel takes debug or stock, not $kernel_kind" ;;
+esac
+mk_args+=(--kver "$kver")
+[[ -z $moddir ]] || mk_args+=(--moddir "$moddir")
 qemu=$(command -v qemu-system-x86_64) || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vm-run.XXXXXX")
@@ -74,7 +119,7 @@ echo "$marker" >"$tmp/marker"
 # (about 3 s of a 6-7 s boot). Falls back to the bzImage otherwise.
 extract_vmlinux() {
 	local setup off len
-	grep -qx 'CONFIG_PVH=y' "/boot/config-$kver" 2>/dev/null || return 1
+	grep -qx 'CONFIG_PVH=y' "$kconfig" 2>/dev/null || return 1
 	[[ $(dd if="$kernel" bs=1 skip=$((0x202)) count=4 status=none) == HdrS ]] || return 1
 	# bzImage header: setup_sects, then payload offset/length past the setup.
 	setup=$(od -An -tu1 -j$((0x1f1)) -N1 "$kernel" | tr -d ' ')
@@ -90,12 +135,12 @@ extract_vmlinux() {
 }
 extract_vmlinux &
 xpid=$!
-"$here/mkinitramfs.sh" --kver "$kver" -o "$tmp/initramfs.cpio" \
+"$here/mkinitramfs.sh" -o "$tmp/initramfs.cpio" \
 	--file "$tmp/cmd:/etc/vmrun/cmd" --file "$tmp/marker:/etc/vmrun/marker" \
 	${mk_args[@]+"${mk_args[@]}"} || die "initramfs build failed"
 if wait "$xpid"; then kernel=$tmp/vmlinux; fi
 
-append="console=ttyS0 quiet panic=-1 oops=panic${VM_APPEND:+ $VM_APPEND}"
+append="console=ttyS0 quiet panic=-1 oops=panic"
 # -nodefaults/-display none: no VGA, NIC or monitor to emulate; only ttyS0
 # on stdio. stdin is /dev/null and stdout a pipe, so qemu never touches the
 # terminal (it would set raw mode / O_NONBLOCK on a tty).
@@ -128,9 +173,16 @@ pick_accel() {
 accel=$(pick_accel)
 case $accel in
 kvm) qemu_args+=(-accel kvm -cpu host) ;;
-tcg) qemu_args+=(-accel tcg) ;;
+tcg)
+	qemu_args+=(-accel tcg)
+	# RCU stall after 300 s (the most it takes), soft lockup after 120 s,
+	# hung task after 300 s: reports of real hangs, not of a slow emulator.
+	append+=" rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60"
+	append+=" sysctl.kernel.hung_task_timeout_secs=300"
+	;;
 *) die "VM_ACCEL must be tcg or kvm, not $accel" ;;
 esac
+append+=${VM_APPEND:+ $VM_APPEND}
 
 # Stream the console live (minus serial CRs) while keeping a copy to parse;
 # tee -p keeps logging even if our reader goes away (`vm-run.sh ... | head`).
