@@ -1,6 +1,7 @@
 #!/bin/bash
 # deps.sh [group...] - install the Debian packages a group needs, only if missing.
-# Groups: build vm bench sim deb debvm (default: build vm bench; sim: the ns-3 model in sim/). Fast no-op when everything is present.
+# Groups: build vm bench debug sim deb debvm (default: build vm bench; debug: what
+# scripts/debug-kernel.sh needs to build a kernel; sim: the ns-3 model in sim/). Fast no-op when everything is present.
 set -euo pipefail
 
 me=deps.sh
@@ -14,6 +15,9 @@ pkgs_bench=(gnuplot-nox)
 # make deb (scripts/deb.sh, with the build group); debvm: scripts/deb-vm-test.sh.
 pkgs_deb=(debhelper dh-dkms dpkg-dev lintian)
 pkgs_debvm=(mmdebstrap qemu-system-x86 e2fsprogs)
+# pahole is what the "dwarves" package used to ship; kmod: depmod.
+pkgs_debug=(make gcc libc6-dev linux-source-6.1 xz-utils bc bison flex libssl-dev libelf-dev
+            zlib1g-dev pahole python3 kmod)
 pkgs_sim=(g++ make libns3-dev gnuplot-nox)
 
 groups=("$@")
@@ -27,8 +31,9 @@ for g in "${groups[@]}"; do
         bench) want+=("${pkgs_bench[@]}") ;;
         deb)   want+=("${pkgs_deb[@]}") ;;
         debvm) want+=("${pkgs_debvm[@]}") ;;
+        debug) want+=("${pkgs_debug[@]}") ;;
         sim)   want+=("${pkgs_sim[@]}") ;;
-        *) echo "$me: unknown group '$g' (known: build vm bench sim deb debvm)" >&2; exit 2 ;;
+        *) echo "$me: unknown group '$g' (known: build vm bench debug sim deb debvm)" >&2; exit 2 ;;
     esac
 done
 
