@@ -52,6 +52,12 @@ struct hpcc_ctl_params {
 	uint32_t expected_flows;	/* >= 1 */
 	uint32_t base_rtt_us;		/* 0: the flow's min RTT */
 	uint32_t telemetry_timeout;	/* RTTs without telemetry */
+	/* Bounds on what a report can do to a flow (security: whoever
+	 * answers a probe steers the flow). 0 in each: the draft, unbounded.
+	 */
+	uint32_t max_mbps;		/* largest capacity a hop may claim */
+	uint32_t max_growth;		/* W's increase per report, per mille */
+	uint32_t loss_beta;		/* W's factor on a loss, per mille */
 };
 
 /* What the controller reads of the TCP connection. */
@@ -62,6 +68,7 @@ struct hpcc_tcp_view {
 	uint32_t cwnd;			/* segments */
 	uint32_t min_rtt_us;		/* ~0U: no sample yet */
 	uint64_t srtt_ns;		/* smoothed RTT; a default without one */
+	bool recovering;		/* in loss recovery (or CWR) */
 };
 
 /* A flow's controller state; owned by its ACK path. */
@@ -72,9 +79,17 @@ struct hpcc_ctl {
 	uint64_t next_probe_ns;		/* earliest time for the next probe */
 	uint32_t t_us;			/* T in force */
 	uint32_t unanswered;		/* probes lost in a row */
+	uint32_t cwnd_before;		/* cwnd (segments) when telemetry began */
+	uint32_t events;		/* HPCC_EV_* of the last report */
 	bool telemetry;			/* the law owns cwnd and pacing */
 	bool started;			/* telemetry has run before */
 };
+
+/* What a report's bounds did (hpcc_ctl.events), for the counters. */
+#define HPCC_EV_CAPPED		0x01	/* a hop claimed more than max_mbps */
+#define HPCC_EV_GROWTH_HELD	0x02	/* W grew more than max_growth
+					 * allows, or at all in recovery
+					 */
 
 /* ---- accepting a response ------------------------------------------------ */
 
@@ -178,13 +193,65 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
 				    0);
 }
 
+/* A hop may not claim more capacity than the operator allows: a forged
+ * capacity would otherwise set W (up to 4 BDPs of it) and R. Returns the
+ * samples to use, capped, in @out.
+ */
+static inline const struct hpcc_sample *
+hpcc_ctl_cap(struct hpcc_ctl *s, const struct hpcc_ctl_params *p,
+	     const struct hpcc_sample *L, unsigned int nhops,
+	     struct hpcc_sample *out)
+{
+	unsigned int i;
+
+	if (!p->max_mbps)
+		return L;
+	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++) {
+		out[i] = L[i];
+		if (out[i].rate_mbps > p->max_mbps) {
+			out[i].rate_mbps = p->max_mbps;
+			s->events |= HPCC_EV_CAPPED;
+		}
+	}
+	return out;
+}
+
+/* W and Wc may grow by at most max_growth per report, and not at all
+ * while TCP recovers from a loss: telemetry that says "empty" while
+ * packets are lost is not believed.
+ */
+static inline void hpcc_ctl_hold_growth(struct hpcc_ctl *s,
+					const struct hpcc_ctl_params *p,
+					const struct hpcc_tcp_view *tv,
+					const struct hpcc_law_cfg *c,
+					uint64_t w_before)
+{
+	uint64_t most;
+
+	if (tv->recovering)
+		most = w_before;
+	else if (p->max_growth)
+		most = w_before + hpcc_qdiv(w_before * p->max_growth, 1000, 0);
+	else
+		return;
+	if (most < c->w_min)
+		most = c->w_min;
+	if (s->law.w > most) {
+		s->law.w = most;
+		s->events |= HPCC_EV_GROWTH_HELD;
+	}
+	if (s->law.wc > most)
+		s->law.wc = most;
+}
+
 /*
  * NewAck on an accepted report of the probe that left at snd_nxt =
  * probe_seq. A flow without telemetry starts the law first: a new flow at
  * line rate as the draft says, unless the path already queues
  * (hpcc_law_first_w()); a flow coming back from loss-based mode where it
- * is. Then the law, and R = W / T capped at the bottleneck. Returns false,
- * changing nothing but the probe schedule, when no hop reports a capacity.
+ * is. Then the law within the bounds, and R = W / T capped at the
+ * bottleneck. Returns false, changing nothing but the probe schedule, when
+ * no hop reports a capacity.
  */
 static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 				   const struct hpcc_ctl_params *p,
@@ -193,14 +260,17 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 				   unsigned int nhops, uint32_t probe_seq,
 				   uint64_t now)
 {
+	struct hpcc_sample capped[HPCC_LAW_MAX_HOPS];
 	struct hpcc_law_cfg c;
-	uint64_t t_ns, bdp;
+	uint64_t t_ns, bdp, w_before;
 	uint32_t bmin;
 
+	s->events = 0;
 	s->unanswered = 0;
 	s->next_probe_ns = now;		/* the next probe on this very ACK */
 	s->t_us = hpcc_ctl_t_us(p, tv->min_rtt_us);
 	t_ns = (uint64_t)s->t_us * 1000;
+	L = hpcc_ctl_cap(s, p, L, nhops, capped);
 	bmin = hpcc_path_mbps(L, nhops);
 	bdp = hpcc_bdp(bmin, t_ns);
 	if (!bdp)
@@ -219,11 +289,53 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 		hpcc_law_start(&s->law, &c, w0, tv->snd_nxt);
 		s->telemetry = true;
 		s->started = true;
+		s->cwnd_before = tv->cwnd;
 	}
+	w_before = s->law.w;
 	hpcc_law_report(&s->law, &c, L, nhops, probe_seq, tv->snd_nxt);
+	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
 	s->last_report_ns = now;
 	s->pacing_rate = hpcc_pacing_rate(s->law.w, t_ns, bmin);
 	return true;
+}
+
+/* A loss while the law runs (the safety net): W and Wc times loss_beta.
+ * The law recovers from it at its own pace if telemetry was right.
+ */
+static inline void hpcc_ctl_loss(struct hpcc_ctl *s,
+				 const struct hpcc_ctl_params *p, uint32_t mss)
+{
+	uint64_t w_min = (uint64_t)mss << HPCC_W_SHIFT;
+
+	if (!s->telemetry || !p->loss_beta || p->loss_beta >= 1000)
+		return;
+	s->law.w = hpcc_qdiv(s->law.w * p->loss_beta, 1000, 0);
+	s->law.wc = hpcc_qdiv(s->law.wc * p->loss_beta, 1000, 0);
+	if (s->law.w < w_min)
+		s->law.w = w_min;
+	if (s->law.wc < w_min)
+		s->law.wc = w_min;
+}
+
+/*
+ * Leaving telemetry for loss-based control: the state from before
+ * telemetry, so that telemetry that throttled the flow (to one MSS, say)
+ * does not leave it crawling in congestion avoidance: slow start from at
+ * least the initial window, up to the window it had before or has now.
+ */
+#define HPCC_INIT_CWND		10
+
+static inline void hpcc_ctl_fallback(struct hpcc_ctl *s, uint32_t *cwnd,
+				     uint32_t *ssthresh)
+{
+	uint32_t before = s->cwnd_before;
+
+	s->telemetry = false;
+	*ssthresh = *cwnd > before ? *cwnd : before;
+	if (*ssthresh < HPCC_MIN_CWND)
+		*ssthresh = HPCC_MIN_CWND;
+	if (*cwnd < HPCC_INIT_CWND)
+		*cwnd = HPCC_INIT_CWND;
 }
 
 /* ---- fallback and output ------------------------------------------------- */

@@ -145,6 +145,15 @@ HPCC_PARAM(response_dscp, HPCC_DSCP_RESPONSE_DEFAULT, 1, 63,
 	   "DSCP of responses, as configured in the tc programs");
 HPCC_PARAM(telemetry_timeout, 8, 1, 1000,
 	   "RTTs without telemetry before a flow falls back to loss-based");
+/* Bounds on what whoever answers a probe can do to a flow; each 0 (1000
+ * for loss_beta) is the draft's behaviour.
+ */
+HPCC_PARAM(max_capacity, 400000, 0, 4000000000,
+	   "largest capacity B a hop may report, Mbit/s; 0: unbounded");
+HPCC_PARAM(max_growth, 1000, 0, 100000,
+	   "W's increase per report, per mille of W; 0: unbounded");
+HPCC_PARAM(loss_beta, 700, 100, 1000,
+	   "W's factor on a loss while telemetry runs, per mille; 1000: ignore loss");
 HPCC_PARAM(probe_limit, 100000, 1, 10000000,
 	   "probes per second this host may send, all flows together");
 
@@ -170,6 +179,9 @@ enum hpcc_stat {
 	HPCC_STAT_REJECT_NONCE,		/* -ESTALE */
 	HPCC_STAT_REJECT_OVERFLOW,	/* -E2BIG */
 	HPCC_STAT_TELEMETRY_TIMEOUTS,	/* flows that fell back */
+	HPCC_STAT_REPORTS_CAPPED,	/* a hop claimed above max_capacity */
+	HPCC_STAT_REPORTS_GROWTH_HELD,	/* W held by max_growth or recovery */
+	HPCC_STAT_LOSS_REDUCTIONS,	/* the safety net: W times loss_beta */
 	HPCC_STAT_MAX
 };
 
@@ -179,6 +191,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"ReportsNoCapacity", "RejectSize", "RejectVersion", "RejectHops",
 	"RejectFlags", "RejectSocket", "RejectNotHpcc", "RejectNoState",
 	"RejectNonce", "RejectOverflow", "TelemetryTimeouts",
+	"ReportsCapped", "ReportsGrowthHeld", "LossReductions",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -272,6 +285,9 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->expected_flows = READ_ONCE(hpcc_expected_flows);
 	p->base_rtt_us = READ_ONCE(hpcc_base_rtt);
 	p->telemetry_timeout = READ_ONCE(hpcc_telemetry_timeout);
+	p->max_mbps = READ_ONCE(hpcc_max_capacity);
+	p->max_growth = READ_ONCE(hpcc_max_growth);
+	p->loss_beta = READ_ONCE(hpcc_loss_beta);
 }
 
 static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
@@ -284,6 +300,7 @@ static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
 	v->cwnd = tcp_snd_cwnd(tp);
 	v->min_rtt_us = tcp_min_rtt(tp);
 	v->srtt_ns = hpcc_srtt_ns(tp);
+	v->recovering = inet_csk(sk)->icsk_ca_state >= TCP_CA_CWR;
 }
 
 /* For the lockless readers: after every change of the controller. */
@@ -631,17 +648,22 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 		hpcc_count(HPCC_STAT_REPORTS_USED);
 	else
 		hpcc_count(HPCC_STAT_REPORTS_NO_CAPACITY);
+	if (f->ctl.events & HPCC_EV_CAPPED)
+		hpcc_count(HPCC_STAT_REPORTS_CAPPED);
+	if (f->ctl.events & HPCC_EV_GROWTH_HELD)
+		hpcc_count(HPCC_STAT_REPORTS_GROWTH_HELD);
 	hpcc_publish(f);
 }
 
 static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
+	u32 cwnd = tcp_snd_cwnd(tp), ssthresh;
 
-	f->ctl.telemetry = false;
+	hpcc_ctl_fallback(&f->ctl, &cwnd, &ssthresh);
 	hpcc_publish(f);
-	/* Carry on in congestion avoidance from the window in force. */
-	tp->snd_ssthresh = max(tcp_snd_cwnd(tp), 2U);
+	tp->snd_ssthresh = ssthresh;
+	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
 }
 
 static void hpcc_apply_law(struct sock *sk, struct hpcc_flow *f)
@@ -771,9 +793,21 @@ static u32 hpcc_ssthresh(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	ca->prior_cwnd = tcp_snd_cwnd(tp);
-	/* With telemetry the law, not loss, sizes the window. */
-	if (hpcc_telemetry_on(sk))
-		return max(tcp_snd_cwnd(tp), 2U);
+	/* With telemetry the law sizes the window, and a loss reduces W
+	 * (loss_beta): the safety net against telemetry that is wrong.
+	 */
+	if (hpcc_telemetry_on(sk)) {
+		struct hpcc_flow *f = ca->flow;
+		struct hpcc_ctl_params p;
+
+		hpcc_params(&p);
+		hpcc_ctl_loss(&f->ctl, &p, tp->mss_cache);
+		if (p.loss_beta < 1000)
+			hpcc_count(HPCC_STAT_LOSS_REDUCTIONS);
+		hpcc_publish(f);
+		return hpcc_ctl_cwnd(&f->ctl, tp->mss_cache,
+				     tp->snd_cwnd_clamp);
+	}
 	return tcp_reno_ssthresh(sk);
 }
 

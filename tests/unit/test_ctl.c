@@ -174,11 +174,82 @@ static void test_loss_based(void)
 	       "loss-based pacing: the stack's rule on max(cwnd, packets_out)");
 }
 
+/* What a forged report can do to a flow, within the bounds. */
+static void test_bounds(void)
+{
+	struct hpcc_ctl_params draft = params, b;
+	struct hpcc_tcp_view v = {
+		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
+		.min_rtt_us = 1000, .srtt_ns = 1000000,
+	};
+	struct hpcc_sample L[1];
+	struct hpcc_ctl s;
+	uint32_t cwnd, ssthresh;
+
+	draft.max_stage = 0;	/* every report a multiplicative step */
+	b = draft;
+	b.max_mbps = 1000;
+	b.max_growth = 1000;
+	b.loss_beta = 700;
+
+	/* a hop claiming 4 Pbit/s on an idle path: B capped at 1 Gbit/s */
+	memset(&s, 0, sizeof(s));
+	L[0] = hop(1000, 0, 0, 4000000000U);
+	tap_ok(hpcc_ctl_report(&s, &b, &v, L, 1, 40000, 1000) &&
+	       (s.events & HPCC_EV_CAPPED) && s.law.w == W(125000) &&
+	       s.pacing_rate == 125000000,
+	       "capacity capped at max_capacity: W = 1 Gbit/s x T, R = 1 Gbit/s");
+	tap_ok(s.law.prev[0].rate_mbps == 1000,
+	       "the law keeps the capped capacity as the hop's");
+
+	/* then "nothing sent": U = 0 asks for W = 4 BDP; at most x2 */
+	L[0] = hop(1001000, 0, 0, 4000000000U);
+	hpcc_ctl_report(&s, &b, &v, L, 1, 45000, 2000);
+	tap_ok(s.law.w == W(250000) && (s.events & HPCC_EV_GROWTH_HELD),
+	       "W at most doubles per report (250000, not 500000)");
+	v.recovering = true;
+	L[0] = hop(2001000, 0, 0, 4000000000U);
+	hpcc_ctl_report(&s, &b, &v, L, 1, 50000, 3000);
+	tap_ok(s.law.w == W(250000) && s.law.wc <= W(250000),
+	       "no growth at all while TCP recovers from a loss");
+	v.recovering = false;
+
+	hpcc_ctl_loss(&s, &b, 1000);
+	tap_ok(s.law.w == W(175000),
+	       "a loss while telemetry runs: W times loss_beta (0.7)");
+	b.loss_beta = 1000;
+	hpcc_ctl_loss(&s, &b, 1000);
+	tap_ok(s.law.w == W(175000), "loss_beta 1000: loss ignored (the draft)");
+
+	/* unbounded (the draft): the same reports go straight to 4 BDP */
+	memset(&s, 0, sizeof(s));
+	L[0] = hop(1000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &draft, &v, L, 1, 40000, 1000);
+	L[0] = hop(1001000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &draft, &v, L, 1, 45000, 2000);
+	tap_ok(s.law.w == W(500000) && !s.events,
+	       "without bounds U = 0 takes W to 4 BDP in one report");
+
+	/* throttled to one MSS, then telemetry stops: slow start again,
+	 * up to the window the flow had before telemetry (10 segments)
+	 */
+	cwnd = 2;
+	hpcc_ctl_fallback(&s, &cwnd, &ssthresh);
+	tap_ok(!s.telemetry && cwnd == HPCC_INIT_CWND && ssthresh == 10,
+	       "fallback: cwnd >= the initial window, ssthresh the window before telemetry");
+	cwnd = 400;
+	s.telemetry = true;
+	hpcc_ctl_fallback(&s, &cwnd, &ssthresh);
+	tap_ok(cwnd == 400 && ssthresh == 400,
+	       "fallback from a large window: congestion avoidance from it");
+}
+
 int main(void)
 {
 	test_accept();
 	test_report();
 	test_probes();
 	test_loss_based();
+	test_bounds();
 	return tap_done();
 }
