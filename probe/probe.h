@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* hpcc-probe: declarations shared by hpcc-probe.c, trace.c and nl.c. */
+/*
+ * hpcc-probe: the declarations shared by its files.
+ *
+ * main.c dispatches to the commands, one file per object: host.c,
+ * switch.c, status.c, trace.c, flows.c. They call the common layer, never
+ * each other: common.c (messages, capabilities, the module's sysfs files,
+ * option values, formatting), netns.c (network namespaces), pins.c (bpffs,
+ * pin directories), tc.c (our tc filters), nl.c (rtnetlink).
+ */
 #ifndef _HPCC_PROBE_H
 #define _HPCC_PROBE_H
 
@@ -8,8 +16,36 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include <bpf/libbpf.h>
 
 #define PROG "hpcc-probe"
+
+/*
+ * Attachments outlive the tool: the programs, maps and tracing links are
+ * pinned in bpffs, one directory per host device and one switch instance
+ * per network namespace:
+ *   /sys/fs/bpf/tcp_hpcc/host/DEV/          the initial network namespace
+ *   /sys/fs/bpf/tcp_hpcc/switch/
+ *   /sys/fs/bpf/tcp_hpcc/netns/COOKIE/host/DEV/   any other namespace,
+ *   /sys/fs/bpf/tcp_hpcc/netns/COOKIE/switch/     by its netns cookie
+ * DEV is the device's name with ':' for '.' (bpffs refuses '.').
+ * The tc filters themselves sit at handle 0x4850 ("HP"), priority 1 of
+ * the device's clsact hook.
+ */
+#define BPFFS		"/sys/fs/bpf"
+#define PIN_ROOT	BPFFS "/tcp_hpcc"
+#define TC_HANDLE	0x4850		/* "HP" */
+#define TC_PRIO		1
+
+/* Pin names inside an instance directory. */
+#define PIN_HOST_PROG	"hpcc_host"
+#define PIN_SW_PROG	"hpcc_switch"
+#define PIN_CFG_HOST	"hpcc_host_cfg"
+#define PIN_CFG_PORT	"hpcc_port_cfg"
+#define PIN_QSNAP	"hpcc_qsnap"
+#define PIN_COUNTERS	"hpcc_counters"
+
+/* ------------------------------------------------------------ common.c */
 
 extern int verbose;
 
@@ -19,12 +55,7 @@ void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: the message, then "see hpcc-probe CMD --help"; exit 2. */
 void usage_err(const char *cmd, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
-
-/* Interface names: valid by the kernel's rules? check_ifname(): exit 2
- * with a usage message unless.
- */
-bool ifname_valid(const char *name);
-void check_ifname(const char *cmd, const char *name);
+const char *vhint(void);
 
 /* Capabilities: die with the standard message unless we have them. */
 void need_bpf_caps(void);
@@ -39,22 +70,96 @@ struct modinfo {
 };
 void module_info(struct modinfo *m);
 const char *sys_path(const char *path);	/* static buffer */
+bool exists(const char *path);
+int read_int_file(const char *path);
 
-/* DSCPs: --probe-dscp / --response-dscp or the module's or the defaults. */
+/* Option values. DSCPs: --probe-dscp / --response-dscp or the module's or
+ * the defaults.
+ */
+int parse_u32(const char *s, __u32 *out);
 int parse_dscp(const char *opt, const char *s);
 void dscp_defaults(int *probe, int *resp, const char *cmd);
 void check_dscps(int probe, int resp, const char *cmd);
+/* Options of a command that takes only --help: true when help was shown. */
+bool help_only(int argc, char **argv, const char *cmd, const char *usage);
+
+/* Interface names: valid by the kernel's rules? check_ifname(): exit 2
+ * with a usage message unless.
+ */
+bool ifname_valid(const char *name);
+void check_ifname(const char *cmd, const char *name);
+bool dev_raw_ip(const char *dev, int ifindex);
 
 /* Human units. */
 const char *fmt_rate_bps(double bits, char *buf, size_t len);
+const char *fmt_bytes(double b, char *buf, size_t len);
 const char *fmt_ns(long long ns, char *buf, size_t len);
 
-/* nl.c: rtnetlink queries in the current network namespace. */
+/* ------------------------------------------------------------- netns.c */
+
+void enter_netns(const char *name);
+__u64 netns_cookie(void);
+const char *init_ns_path(const char *kind);
+bool in_init_ns(const char *kind);
+bool in_root_netns(void);
+const char *ns_pin_dir(void);
+int dev_index(const char *dev);
+
+/* -------------------------------------------------------------- pins.c */
+
+bool find_bpffs(bool create);
+void ensure_bpffs(void);
+void lock_pins(void);
+int mkdir_p(const char *path);
+const char *pin_path(const char *dir, const char *name);
+
+struct pin_map {
+	struct bpf_map *map;
+	const char *name;
+};
+int pin_objects(const char *dir, struct bpf_program *prog,
+		const char *prog_name, const struct pin_map *maps, int n);
+void rm_pin_dir(const char *dir);
+int pinned_fd(const char *dir, const char *name);
+__u32 prog_id_of(int fd);
+__u32 pinned_prog_id(const char *dir, const char *name);
+
+const char *pin_name_dev(const char *name);
+const char *dev_name(const char *dev, int ifindex);
+const char *host_dir(const char *dev);
+const char *switch_dir(void);
+
+/* The open pins of a switch instance. */
+struct sw {
+	int prog, cfg, qsnap;
+	__u32 prog_id;
+};
+int sw_open(const char *dir, struct sw *s);
+
+/* ---------------------------------------------------------------- tc.c */
+
+__u32 tc_prog_id(int ifindex, enum bpf_tc_attach_point ap);
+void tc_clsact_gc(int ifindex);
+int tc_detach(const char *dev, int ifindex, enum bpf_tc_attach_point ap,
+	      __u32 id);
+
+/* ---------------------------------------------------------------- nl.c */
+
+/* rtnetlink queries in the current network namespace. */
 int nl_root_qdisc(int ifindex, char *kind, size_t len);
 int nl_filter_count(int ifindex, __u32 parent);
 int nl_link_type(int ifindex);
 
-/* trace.c */
+/* ------------------------------------------------------------ commands */
+
+extern const char *host_usage;
+extern const char *switch_usage;
+int cmd_host_attach(int argc, char **argv);
+int cmd_host_detach(int argc, char **argv);
+int cmd_switch_attach(int argc, char **argv);
+int cmd_switch_detach(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_flows(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 
 #endif
