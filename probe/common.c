@@ -105,15 +105,12 @@ void need_raw_caps(void)
 /* HPCC_PROBE_ROOT=DIR reads the module's sysfs and procfs files under DIR
  * instead of / (tests use it to fake a loaded module).
  */
-const char *sys_path(const char *path)
+static const char *sys_path(const char *path, char *buf, size_t len)
 {
-	static char buf[4][PATH_MAX];
-	static int i;
 	const char *root = getenv("HPCC_PROBE_ROOT");
 
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s%s", root ? root : "", path);
-	return buf[i];
+	snprintf(buf, len, "%s%s", root ? root : "", path);
+	return buf;
 }
 
 bool exists(const char *path)
@@ -121,7 +118,7 @@ bool exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
-int read_int_file(const char *path)
+static int read_int_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	int v;
@@ -134,14 +131,36 @@ int read_int_file(const char *path)
 	return v;
 }
 
+/* Does the module's file @path exist? */
+bool sys_exists(const char *path)
+{
+	char buf[PATH_MAX];
+
+	return exists(sys_path(path, buf, sizeof(buf)));
+}
+
+/* The number in the module's file @path, -1 if there is none. */
+int sys_read_int(const char *path)
+{
+	char buf[PATH_MAX];
+
+	return read_int_file(sys_path(path, buf, sizeof(buf)));
+}
+
+/* The module's file @path, open for reading, or NULL (errno). */
+FILE *sys_fopen(const char *path)
+{
+	char buf[PATH_MAX];
+
+	return fopen(sys_path(path, buf, sizeof(buf)), "r");
+}
+
 void module_info(struct modinfo *m)
 {
-	m->loaded = exists(sys_path("/sys/module/tcp_hpcc"));
-	m->btf = exists(sys_path("/sys/kernel/btf/tcp_hpcc"));
-	m->probe_dscp = read_int_file(
-		sys_path("/sys/module/tcp_hpcc/parameters/probe_dscp"));
-	m->resp_dscp = read_int_file(
-		sys_path("/sys/module/tcp_hpcc/parameters/response_dscp"));
+	m->loaded = sys_exists("/sys/module/tcp_hpcc");
+	m->btf = sys_exists("/sys/kernel/btf/tcp_hpcc");
+	m->probe_dscp = sys_read_int("/sys/module/tcp_hpcc/parameters/probe_dscp");
+	m->resp_dscp = sys_read_int("/sys/module/tcp_hpcc/parameters/response_dscp");
 }
 
 /* ------------------------------------------------------------- parsing */

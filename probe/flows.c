@@ -53,7 +53,7 @@ int cmd_flows(int argc, char **argv)
 	module_info(&m);
 	if (!m.loaded)
 		die("tcp_hpcc is not loaded (modprobe tcp_hpcc)");
-	f = fopen(sys_path("/proc/net/tcp_hpcc"), "r");
+	f = sys_fopen("/proc/net/tcp_hpcc");
 	if (!f)
 		die("cannot read /proc/net/tcp_hpcc: %s", strerror(errno));
 	if (!fgets(line, sizeof(line), f))

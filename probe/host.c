@@ -39,7 +39,8 @@ int cmd_host_attach(int argc, char **argv)
 	struct hpcc_host *skel;
 	struct modinfo m;
 	int probe = -1, resp = -1, ifindex, c, err;
-	const char *dev, *dir;
+	char dir[PATH_MAX], name[IF_NAMESIZE];
+	const char *dev;
 	__u32 zero = 0, id;
 	bool raw_ip;
 
@@ -69,7 +70,7 @@ int cmd_host_attach(int argc, char **argv)
 
 	ensure_bpffs();
 	lock_pins();
-	dir = host_dir(dev_name(dev, ifindex));
+	host_dir(dev_name(dev, ifindex, name), dir, sizeof(dir));
 	if (exists(dir)) {
 		id = pinned_prog_id(dir, PIN_HOST_PROG);
 		if (id && id == tc_prog_id(ifindex, BPF_TC_INGRESS))
@@ -143,7 +144,8 @@ int cmd_host_attach(int argc, char **argv)
 
 int cmd_host_detach(int argc, char **argv)
 {
-	const char *dev, *dir;
+	char dir[PATH_MAX], name[IF_NAMESIZE];
+	const char *dev;
 	int ifindex, i, refcnt, gone;
 	bool bpffs;
 	__u32 id;
@@ -156,7 +158,7 @@ int cmd_host_detach(int argc, char **argv)
 	check_ifname("host ", dev);
 	need_bpf_caps();
 	ifindex = if_nametoindex(dev);
-	dir = host_dir(dev_name(dev, ifindex));
+	host_dir(dev_name(dev, ifindex, name), dir, sizeof(dir));
 	bpffs = find_bpffs(false);
 	if (bpffs && exists(PIN_ROOT))
 		lock_pins();
@@ -165,7 +167,7 @@ int cmd_host_detach(int argc, char **argv)
 		die("hpcc_host is not attached to %s", dev);
 	}
 	id = pinned_prog_id(dir, PIN_HOST_PROG);
-	refcnt = read_int_file(sys_path("/sys/module/tcp_hpcc/refcnt"));
+	refcnt = sys_read_int("/sys/module/tcp_hpcc/refcnt");
 	if (!ifindex)
 		warnmsg("device %s is gone: removing its pins", dev);
 	else if (!tc_detach(dev, ifindex, BPF_TC_INGRESS, id))
@@ -177,7 +179,7 @@ int cmd_host_detach(int argc, char **argv)
 	 * us works.
 	 */
 	for (i = 0, gone = 0; refcnt > 0 && i < 200 && gone < 10; i++) {
-		int now = read_int_file(sys_path("/sys/module/tcp_hpcc/refcnt"));
+		int now = sys_read_int("/sys/module/tcp_hpcc/refcnt");
 		int fd;
 
 		if (now < 0 || now < refcnt)

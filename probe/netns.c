@@ -72,13 +72,12 @@ __u64 netns_cookie(void)
  * ns links are out of reach (ptrace rules of some sandboxes). NULL if
  * neither is readable.
  */
-const char *init_ns_path(const char *kind)
+const char *init_ns_path(const char *kind, char *buf, size_t len)
 {
-	static char buf[64];
 	char comm[32] = "";
 	FILE *f;
 
-	snprintf(buf, sizeof(buf), "/proc/1/ns/%s", kind);
+	snprintf(buf, len, "/proc/1/ns/%s", kind);
 	if (!access(buf, R_OK) && exists(buf)) {
 		struct stat st;
 
@@ -91,7 +90,7 @@ const char *init_ns_path(const char *kind)
 			comm[0] = 0;
 		fclose(f);
 	}
-	snprintf(buf, sizeof(buf), "/proc/2/ns/%s", kind);
+	snprintf(buf, len, "/proc/2/ns/%s", kind);
 	if (!strcmp(comm, "kthreadd\n")) {
 		struct stat st;
 
@@ -106,8 +105,8 @@ const char *init_ns_path(const char *kind)
  */
 bool in_init_ns(const char *kind)
 {
-	const char *ref = init_ns_path(kind);
-	char self[64];
+	char self[64], buf[64];
+	const char *ref = init_ns_path(kind, buf, sizeof(buf));
 	struct stat sa, sb;
 
 	snprintf(self, sizeof(self), "/proc/self/ns/%s", kind);
@@ -124,16 +123,14 @@ bool in_root_netns(void)
 	return in_init_ns("net");
 }
 
-/* Pin directory of the current network namespace. */
-const char *ns_pin_dir(void)
+/* Pin directory of the current network namespace, in @buf. */
+const char *ns_pin_dir(char *buf, size_t len)
 {
-	static char dir[PATH_MAX];
-
 	if (in_root_netns())
-		snprintf(dir, sizeof(dir), "%s", PIN_ROOT);
+		snprintf(buf, len, "%s", PIN_ROOT);
 	else
-		snprintf(dir, sizeof(dir), "%s/netns/%llu", PIN_ROOT,
+		snprintf(buf, len, "%s/netns/%llu", PIN_ROOT,
 			 (unsigned long long)netns_cookie());
-	return dir;
+	return buf;
 }
 

@@ -42,13 +42,14 @@ static bool is_bpffs(const char *path)
  */
 bool find_bpffs(bool create)
 {
+	char path[64];
 	const char *p;
 	int fd;
 
 	if (is_bpffs(BPFFS))
 		return true;
 	if (!in_init_ns("mnt")) {
-		p = init_ns_path("mnt");
+		p = init_ns_path("mnt", path, sizeof(path));
 		fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
 		if (fd < 0 || setns(fd, CLONE_NEWNS)) {
 			if (create)
@@ -112,16 +113,13 @@ int mkdir_p(const char *path)
 	return 0;
 }
 
-const char *pin_path(const char *dir, const char *name)
+/* @dir/@name in @buf; dies if it does not fit. */
+const char *pin_path(const char *dir, const char *name, char *buf,
+		     size_t len)
 {
-	static char buf[4][PATH_MAX];
-	static int i;
-
-	i = (i + 1) % 4;
-	if ((size_t)snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name) >=
-	    sizeof(buf[i]))
+	if ((size_t)snprintf(buf, len, "%s/%s", dir, name) >= len)
 		die("path too long: %s/%s", dir, name);
-	return buf[i];
+	return buf;
 }
 
 /* Pin @prog as @prog_name and each of @maps under @dir: 0 or -errno. */
@@ -129,10 +127,14 @@ int pin_objects(const char *dir, struct bpf_program *prog,
 		       const char *prog_name, const struct pin_map *maps,
 		       int n)
 {
-	int err = bpf_program__pin(prog, pin_path(dir, prog_name)), i;
+	char path[PATH_MAX];
+	int err, i;
 
+	err = bpf_program__pin(prog, pin_path(dir, prog_name, path,
+					      sizeof(path)));
 	for (i = 0; !err && i < n; i++)
-		err = bpf_map__pin(maps[i].map, pin_path(dir, maps[i].name));
+		err = bpf_map__pin(maps[i].map, pin_path(dir, maps[i].name,
+							 path, sizeof(path)));
 	return err;
 }
 
@@ -162,7 +164,7 @@ static bool pin_dir_inside(const char *dir)
  */
 void rm_pin_dir(const char *dir)
 {
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], path[PATH_MAX];
 	struct dirent *e;
 	DIR *d;
 	char *slash;
@@ -174,7 +176,8 @@ void rm_pin_dir(const char *dir)
 	if (d) {
 		while ((e = readdir(d)))
 			if (e->d_name[0] != '.')
-				unlink(pin_path(dir, e->d_name));
+				unlink(pin_path(dir, e->d_name, path,
+						sizeof(path)));
 		closedir(d);
 	}
 	snprintf(buf, sizeof(buf), "%s", dir);
@@ -188,7 +191,9 @@ void rm_pin_dir(const char *dir)
 
 int pinned_fd(const char *dir, const char *name)
 {
-	return bpf_obj_get(pin_path(dir, name));
+	char path[PATH_MAX];
+
+	return bpf_obj_get(pin_path(dir, name, path, sizeof(path)));
 }
 
 __u32 prog_id_of(int fd)
@@ -217,39 +222,35 @@ __u32 pinned_prog_id(const char *dir, const char *name)
  * a ':' (dev_valid_name()) the spelling is one to one. Names without a
  * '.' are their own spelling, as before.
  */
-static const char *dev_pin_name(const char *dev)
+static const char *dev_pin_name(const char *dev, char *buf, size_t len)
 {
-	static char buf[IF_NAMESIZE];
 	char *c;
 
-	snprintf(buf, sizeof(buf), "%s", dev);
+	snprintf(buf, len, "%s", dev);
 	for (c = buf; *c; c++)
 		if (*c == '.')
 			*c = ':';
 	return buf;
 }
 
-const char *pin_name_dev(const char *name)
+const char *pin_name_dev(const char *name, char *buf, size_t len)
 {
-	static char buf[NAME_MAX + 1];
 	char *c;
 
-	snprintf(buf, sizeof(buf), "%s", name);
+	snprintf(buf, len, "%s", name);
 	for (c = buf; *c; c++)
 		if (*c == ':')
 			*c = '.';
 	return buf;
 }
 
-/* The device's own name when @dev is one of its alternative names, so
- * that pins are found under one name whatever was typed.
+/* The device's own name (in @buf) when @dev is one of its alternative
+ * names, so that pins are found under one name whatever was typed.
  */
-const char *dev_name(const char *dev, int ifindex)
+const char *dev_name(const char *dev, int ifindex, char buf[IF_NAMESIZE])
 {
-	static char name[IF_NAMESIZE];
-
-	if (ifindex > 0 && if_indextoname(ifindex, name))
-		return name;
+	if (ifindex > 0 && if_indextoname(ifindex, buf))
+		return buf;
 	return dev;
 }
 
@@ -257,23 +258,24 @@ const char *dev_name(const char *dev, int ifindex)
  * name (check_ifname()): then it is one component, inside the namespace's
  * pin directory.
  */
-const char *host_dir(const char *dev)
+const char *host_dir(const char *dev, char *buf, size_t len)
 {
-	static char dir[PATH_MAX];
+	char ns[PATH_MAX], name[IF_NAMESIZE];
 
 	if (!ifname_valid(dev))
 		die("bad device name '%s'", dev);
-	snprintf(dir, sizeof(dir), "%s/host/%s", ns_pin_dir(),
-		 dev_pin_name(dev));
-	return dir;
+	snprintf(buf, len, "%s/host/%s", ns_pin_dir(ns, sizeof(ns)),
+		 dev_pin_name(dev, name, sizeof(name)));
+	return buf;
 }
 
-const char *switch_dir(void)
+/* Pin directory of the namespace's hpcc_switch instance. */
+const char *switch_dir(char *buf, size_t len)
 {
-	static char dir[PATH_MAX];
+	char ns[PATH_MAX];
 
-	snprintf(dir, sizeof(dir), "%s/switch", ns_pin_dir());
-	return dir;
+	snprintf(buf, len, "%s/switch", ns_pin_dir(ns, sizeof(ns)));
+	return buf;
 }
 
 int sw_open(const char *dir, struct sw *s)

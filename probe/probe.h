@@ -14,7 +14,10 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <net/if.h>
 #include <linux/types.h>
 #include <bpf/libbpf.h>
 
@@ -61,7 +64,13 @@ const char *vhint(void);
 void need_bpf_caps(void);
 void need_raw_caps(void);
 
-/* tcp_hpcc.ko as seen through sysfs (HPCC_PROBE_ROOT prefixes the paths). */
+/* tcp_hpcc.ko as seen through sysfs and procfs: HPCC_PROBE_ROOT=DIR
+ * prefixes the paths (tests fake the module so).
+ */
+bool sys_exists(const char *path);
+int sys_read_int(const char *path);
+FILE *sys_fopen(const char *path);
+
 struct modinfo {
 	bool loaded;		/* /sys/module/tcp_hpcc */
 	bool btf;		/* /sys/kernel/btf/tcp_hpcc */
@@ -69,9 +78,7 @@ struct modinfo {
 	int resp_dscp;
 };
 void module_info(struct modinfo *m);
-const char *sys_path(const char *path);	/* static buffer */
 bool exists(const char *path);
-int read_int_file(const char *path);
 
 /* Option values. DSCPs: --probe-dscp / --response-dscp or the module's or
  * the defaults.
@@ -99,10 +106,10 @@ const char *fmt_ns(long long ns, char *buf, size_t len);
 
 void enter_netns(const char *name);
 __u64 netns_cookie(void);
-const char *init_ns_path(const char *kind);
+const char *init_ns_path(const char *kind, char *buf, size_t len);
 bool in_init_ns(const char *kind);
 bool in_root_netns(void);
-const char *ns_pin_dir(void);
+const char *ns_pin_dir(char *buf, size_t len);
 int dev_index(const char *dev);
 
 /* -------------------------------------------------------------- pins.c */
@@ -111,7 +118,8 @@ bool find_bpffs(bool create);
 void ensure_bpffs(void);
 void lock_pins(void);
 int mkdir_p(const char *path);
-const char *pin_path(const char *dir, const char *name);
+const char *pin_path(const char *dir, const char *name, char *buf,
+		     size_t len);
 
 struct pin_map {
 	struct bpf_map *map;
@@ -124,10 +132,10 @@ int pinned_fd(const char *dir, const char *name);
 __u32 prog_id_of(int fd);
 __u32 pinned_prog_id(const char *dir, const char *name);
 
-const char *pin_name_dev(const char *name);
-const char *dev_name(const char *dev, int ifindex);
-const char *host_dir(const char *dev);
-const char *switch_dir(void);
+const char *pin_name_dev(const char *name, char *buf, size_t len);
+const char *dev_name(const char *dev, int ifindex, char buf[IF_NAMESIZE]);
+const char *host_dir(const char *dev, char *buf, size_t len);
+const char *switch_dir(char *buf, size_t len);
 
 /* The open pins of a switch instance. */
 struct sw {

@@ -117,7 +117,7 @@ static void ns_add(const char *path, const char *label)
 /* init's namespace, the named ones (ip netns) and the current one. */
 static void ns_collect(void)
 {
-	char path[PATH_MAX], label[300];
+	char path[PATH_MAX], label[300], init[64];
 	__u64 here;
 	struct dirent *e;
 	DIR *d;
@@ -127,8 +127,8 @@ static void ns_collect(void)
 	if (home_ns < 0)
 		die("cannot open /proc/self/ns/net: %s", strerror(errno));
 	here = netns_cookie();
-	if (init_ns_path("net"))
-		ns_add(init_ns_path("net"), "netns init");
+	if (init_ns_path("net", init, sizeof(init)))
+		ns_add(init, "netns init");
 	else if (in_root_netns())
 		ns_add("/proc/self/ns/net", "netns init");
 	d = opendir("/run/netns");
@@ -281,7 +281,7 @@ static void show_switch(const char *dir, const char *label, bool in_ns)
 /* Everything pinned for one namespace directory. */
 static int show_ns_dir(const char *base, struct nsent *ns, const char *label)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], name[NAME_MAX + 1];
 	struct dirent *e;
 	int shown = 0;
 	DIR *d;
@@ -294,7 +294,8 @@ static int show_ns_dir(const char *base, struct nsent *ns, const char *label)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(dir, sizeof(dir), "%s/host/%s", base, e->d_name);
-		show_host(dir, pin_name_dev(e->d_name), label, ns != NULL);
+		show_host(dir, pin_name_dev(e->d_name, name, sizeof(name)),
+			  label, ns != NULL);
 		shown++;
 	}
 	if (d)
@@ -322,7 +323,7 @@ static void show_module(void)
 	printf("module tcp_hpcc: loaded, BTF %s, probe_dscp %d, "
 	       "response_dscp %d\n", m.btf ? "present" :
 	       "MISSING (kfunc not registered)", m.probe_dscp, m.resp_dscp);
-	f = fopen(sys_path("/proc/net/tcp_hpcc_stat"), "r");
+	f = sys_fopen("/proc/net/tcp_hpcc_stat");
 	if (!f)
 		return;
 	printf("  /proc/net/tcp_hpcc_stat:\n");

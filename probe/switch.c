@@ -186,7 +186,8 @@ int cmd_switch_attach(int argc, char **argv)
 	};
 	struct hpcc_port_cfg cfg = {}, old;
 	struct hpcc_switch *skel = NULL;
-	const char *dev, *dir, *rate_s = NULL;
+	char dir[PATH_MAX], path[PATH_MAX];
+	const char *dev, *rate_s = NULL;
 	bool have_sid = false, have_pid = false, fresh, raw_ip;
 	int probe = -1, resp = -1, ifindex, c, err;
 	__u32 sid = 0, pid = 0, key, nkey;
@@ -232,8 +233,8 @@ int cmd_switch_attach(int argc, char **argv)
 
 	ensure_bpffs();
 	lock_pins();
-	dir = switch_dir();
-	fresh = !exists(pin_path(dir, PIN_SW_PROG));
+	switch_dir(dir, sizeof(dir));
+	fresh = !exists(pin_path(dir, PIN_SW_PROG, path, sizeof(path)));
 	if (!fresh) {
 		if (sw_open(dir, &s))
 			die("broken hpcc_switch instance at %s (remove it: "
@@ -270,7 +271,8 @@ int cmd_switch_attach(int argc, char **argv)
 		}							\
 		if (!err)						\
 			err = bpf_link__pin(skel->links.p,		\
-					    pin_path(dir, "link_" #p));
+					    pin_path(dir, "link_" #p, path,	\
+						     sizeof(path)));
 		ATTACH_PIN(hpcc_qdisc_enqueue)
 		ATTACH_PIN(hpcc_qdisc_dequeue)
 		ATTACH_PIN(hpcc_dev_start_xmit)
@@ -382,7 +384,8 @@ int cmd_switch_detach(int argc, char **argv)
 		{}
 	};
 	struct hpcc_port_cfg cfg;
-	const char *dev = NULL, *dir;
+	const char *dev = NULL;
+	char dir[PATH_MAX];
 	bool all = false, had, bpffs;
 	__u32 key, next;
 	int c, ifindex = 0;
@@ -404,7 +407,7 @@ int cmd_switch_detach(int argc, char **argv)
 	need_bpf_caps();
 	if (dev)
 		ifindex = dev_index(dev);
-	dir = switch_dir();
+	switch_dir(dir, sizeof(dir));
 	bpffs = find_bpffs(false);
 	if (bpffs && exists(PIN_ROOT))
 		lock_pins();
