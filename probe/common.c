@@ -30,14 +30,30 @@ int verbose;
 
 /* ------------------------------------------------------------ messages */
 
+/* "hpcc-probe: @prefix<message>", without the newline. */
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, PROG ": %s", prefix);
+	vfprintf(stderr, fmt, ap);
+}
+
+void errmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg("", fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
@@ -47,10 +63,8 @@ void warnmsg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, PROG ": warning: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg("warning: ", fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -59,10 +73,8 @@ void usage_err(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg("", fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (see '" PROG " %s--help')\n", cmd ? cmd : "");
 	exit(2);

@@ -27,7 +27,14 @@ const char *host_usage =
 	"DSCPs default to tcp_hpcc's probe_dscp/response_dscp parameters when\n"
 	"the module is loaded, else 45/46.\n";
 
-int cmd_host_attach(int argc, char **argv)
+/* What `host attach` was told; DSCPs -1 when not given. */
+struct host_opts {
+	const char *dev;
+	int probe, resp;
+};
+
+/* Parse attach's options into @o: 1 when the help was printed. */
+static int host_attach_args(int argc, char **argv, struct host_opts *o)
 {
 	static const struct option lo[] = {
 		{ "probe-dscp", required_argument, NULL, 'p' },
@@ -35,118 +42,181 @@ int cmd_host_attach(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct hpcc_host_cfg cfg = {};
-	struct hpcc_host *skel;
-	struct modinfo m;
-	int probe = -1, resp = -1, ifindex, c, err;
-	char dir[PATH_MAX], name[IF_NAMESIZE];
-	const char *dev;
-	__u32 zero = 0, id;
-	bool raw_ip;
+	int c;
 
+	o->probe = -1;
+	o->resp = -1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'p': probe = parse_dscp("--probe-dscp", optarg); break;
-		case 'r': resp = parse_dscp("--response-dscp", optarg); break;
-		case 'h': fputs(host_usage, stdout); return 0;
-		default: usage_err("host ", "bad option");
+		case 'p':
+			o->probe = parse_dscp("--probe-dscp", optarg);
+			break;
+		case 'r':
+			o->resp = parse_dscp("--response-dscp", optarg);
+			break;
+		case 'h':
+			fputs(host_usage, stdout);
+			return 1;
+		default:
+			usage_err("host ", "bad option");
 		}
 	}
 	if (optind + 1 != argc)
 		usage_err("host ", "host attach takes one device");
-	dev = argv[optind];
-	check_ifname("host ", dev);
-	need_bpf_caps();
-	ifindex = dev_index(dev);
-	raw_ip = dev_raw_ip(dev, ifindex);
+	o->dev = argv[optind];
+	check_ifname("host ", o->dev);
+	return 0;
+}
 
-	module_info(&m);
-	if (m.loaded && !m.btf)
+/* tcp_hpcc, if loaded, must have BTF: without it its kfunc is not
+ * registered. Its DSCPs are the defaults.
+ */
+static void host_check_module(struct host_opts *o, struct modinfo *m)
+{
+	module_info(m);
+	if (m->loaded && !m->btf)
 		die("tcp_hpcc is loaded without BTF (%s missing): its kfunc is "
 		    "not registered and no response could be delivered; "
 		    "rebuild the module with BTF", "/sys/kernel/btf/tcp_hpcc");
-	dscp_defaults(&probe, &resp, "host attach");
-	check_dscps(probe, resp, "host attach ");
+	dscp_defaults(&o->probe, &o->resp, "host attach");
+	check_dscps(o->probe, o->resp, "host attach ");
+}
 
-	ensure_bpffs();
-	lock_pins();
-	host_dir(dev_name(dev, ifindex, name), dir, sizeof(dir));
-	if (exists(dir)) {
-		id = pinned_prog_id(dir, PIN_HOST_PROG);
-		if (id && id == tc_prog_id(ifindex, BPF_TC_INGRESS))
-			die("hpcc_host is already attached to %s (detach it "
-			    "first: " PROG " host detach %s)", dev, dev);
-		warnmsg("removing stale pins %s (no matching filter on %s)",
-			dir, dev);
-		rm_pin_dir(dir);
-	}
+/* Pins at @dir but no filter running them are left over: remove them. */
+static void host_clear_stale(const char *dir, const char *dev, int ifindex)
+{
+	__u32 id;
+
+	if (!exists(dir))
+		return;
+	id = pinned_prog_id(dir, PIN_HOST_PROG);
+	if (id && id == tc_prog_id(ifindex, BPF_TC_INGRESS))
+		die("hpcc_host is already attached to %s (detach it first: "
+		    PROG " host detach %s)", dev, dev);
+	warnmsg("removing stale pins %s (no matching filter on %s)", dir, dev);
+	rm_pin_dir(dir);
+}
+
+/* hpcc_host, loaded and configured. */
+static struct hpcc_host *host_load(const struct host_opts *o, bool raw_ip)
+{
+	struct hpcc_host_cfg cfg = {
+		.probe_dscp = o->probe,
+		.resp_dscp = o->resp,
+		.flags = HPCC_CFG_F_DSCP | (raw_ip ? HPCC_CFG_F_RAW_IP : 0),
+	};
+	struct hpcc_host *skel;
+	__u32 zero = 0;
 
 	skel = hpcc_host__open_and_load();
 	if (!skel)
 		die("cannot load hpcc_host: %s%s", strerror(errno), vhint());
-	cfg.probe_dscp = probe;
-	cfg.resp_dscp = resp;
-	cfg.flags = HPCC_CFG_F_DSCP | (raw_ip ? HPCC_CFG_F_RAW_IP : 0);
 	if (bpf_map__update_elem(skel->maps.hpcc_host_cfg, &zero, sizeof(zero),
 				 &cfg, sizeof(cfg), 0))
 		die("cannot write hpcc_host_cfg: %s", strerror(errno));
+	return skel;
+}
+
+/* Pin the program and its maps at @dir: 0 or -errno. */
+static int host_pin(struct hpcc_host *skel, const char *dir)
+{
+	const struct pin_map maps[] = {
+		{ skel->maps.hpcc_host_cfg, PIN_CFG_HOST },
+		{ skel->maps.hpcc_counters, PIN_COUNTERS },
+		{ skel->maps.hpcc_report_buf, "hpcc_report_buf" },
+	};
+	int err;
 
 	err = mkdir_p(dir);
-	if (!err) {
-		const struct pin_map maps[] = {
-			{ skel->maps.hpcc_host_cfg, PIN_CFG_HOST },
-			{ skel->maps.hpcc_counters, PIN_COUNTERS },
-			{ skel->maps.hpcc_report_buf, "hpcc_report_buf" },
-		};
+	if (err)
+		return err;
+	return pin_objects(dir, skel->progs.hpcc_host, PIN_HOST_PROG, maps,
+			   ARRAY_SIZE(maps));
+}
 
-		err = pin_objects(dir, skel->progs.hpcc_host, PIN_HOST_PROG,
-				  maps, ARRAY_SIZE(maps));
-	}
+int cmd_host_attach(int argc, char **argv)
+{
+	char dir[PATH_MAX], name[IF_NAMESIZE];
+	struct hpcc_host *skel;
+	struct host_opts o;
+	struct modinfo m;
+	int ifindex, err;
+	bool raw_ip;
+
+	if (host_attach_args(argc, argv, &o))
+		return 0;
+	need_bpf_caps();
+	ifindex = dev_index(o.dev);
+	raw_ip = dev_raw_ip(o.dev, ifindex);
+	host_check_module(&o, &m);
+
+	ensure_bpffs();
+	lock_pins();
+	host_dir(dev_name(o.dev, ifindex, name), dir, sizeof(dir));
+	host_clear_stale(dir, o.dev, ifindex);
+
+	skel = host_load(&o, raw_ip);
+	err = host_pin(skel, dir);
 	if (err) {
-		rm_pin_dir(dir);
-		die("cannot pin under %s: %s", dir, strerror(-err));
+		errmsg("cannot pin under %s: %s", dir, strerror(-err));
+		goto err_unpin;
 	}
 	/* Somebody else's filter at our handle and priority? */
 	if (tc_prog_id(ifindex, BPF_TC_INGRESS)) {
-		rm_pin_dir(dir);
-		die("%s ingress already has a filter at handle 0x%x priority "
-		    "%d", dev, TC_HANDLE, TC_PRIO);
+		errmsg("%s ingress already has a filter at handle 0x%x priority %d",
+		       o.dev, TC_HANDLE, TC_PRIO);
+		goto err_unpin;
 	}
-	{
-		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-			    .attach_point = BPF_TC_INGRESS);
-		LIBBPF_OPTS(bpf_tc_opts, o, .handle = TC_HANDLE,
-			    .priority = TC_PRIO,
-			    .prog_fd = bpf_program__fd(skel->progs.hpcc_host));
-
-		err = bpf_tc_hook_create(&hook);
-		if (!err || err == -EEXIST)
-			err = bpf_tc_attach(&hook, &o);
-		if (err) {
-			rm_pin_dir(dir);
-			tc_clsact_gc(ifindex);
-			die("cannot attach hpcc_host to %s ingress: %s", dev,
-			    strerror(-err));
-		}
+	err = tc_attach(ifindex, BPF_TC_INGRESS,
+			bpf_program__fd(skel->progs.hpcc_host));
+	if (err) {
+		errmsg("cannot attach hpcc_host to %s ingress: %s", o.dev,
+		       strerror(-err));
+		goto err_clsact;
 	}
 	hpcc_host__destroy(skel);
 
-	printf("host: hpcc_host attached to %s ingress (probe_dscp %d, "
-	       "response_dscp %d%s), pinned at %s\n", dev, probe, resp,
-	       raw_ip ? ", raw IP device" : "", dir);
+	printf("host: hpcc_host attached to %s ingress (probe_dscp %d, response_dscp %d%s), pinned at %s\n",
+	       o.dev, o.probe, o.resp, raw_ip ? ", raw IP device" : "", dir);
 	if (!m.loaded)
-		warnmsg("tcp_hpcc is not loaded: probes are reflected, but "
-			"responses to local flows are dropped (counted as "
-			"no_module); load the module, then detach and attach "
-			"again to deliver them");
+		warnmsg("tcp_hpcc is not loaded: probes are reflected, but responses to local flows are dropped (counted as no_module); load the module, then detach and attach again to deliver them");
 	return 0;
+
+err_clsact:
+	tc_clsact_gc(ifindex);
+err_unpin:
+	rm_pin_dir(dir);
+	hpcc_host__destroy(skel);
+	return 1;
+}
+
+/* The program holds a reference on tcp_hpcc (its kfunc) until the
+ * kernel's deferred free: wait until program @id is gone or the module's
+ * reference count fell below @refcnt, so that rmmod right after us works.
+ */
+static void host_wait_module_ref(__u32 id, int refcnt)
+{
+	int i, gone = 0, now, fd;
+
+	for (i = 0; refcnt > 0 && i < 200 && gone < 10; i++) {
+		now = sys_read_int("/sys/module/tcp_hpcc/refcnt");
+		if (now < 0 || now < refcnt)
+			break;
+		/* Loaded before the module: no reference to wait for. */
+		fd = id ? bpf_prog_get_fd_by_id(id) : -1;
+		if (fd < 0)
+			gone++;
+		else
+			close(fd);
+		usleep(10000);
+	}
 }
 
 int cmd_host_detach(int argc, char **argv)
 {
 	char dir[PATH_MAX], name[IF_NAMESIZE];
+	int ifindex, refcnt;
 	const char *dev;
-	int ifindex, i, refcnt, gone;
 	bool bpffs;
 	__u32 id;
 
@@ -171,28 +241,10 @@ int cmd_host_detach(int argc, char **argv)
 	if (!ifindex)
 		warnmsg("device %s is gone: removing its pins", dev);
 	else if (!tc_detach(dev, ifindex, BPF_TC_INGRESS, id))
-		warnmsg("no hpcc_host filter left on %s ingress: removing the "
-			"pins", dev);
+		warnmsg("no hpcc_host filter left on %s ingress: removing the pins",
+			dev);
 	rm_pin_dir(dir);
-	/* The program holds a reference on tcp_hpcc (its kfunc) until the
-	 * kernel's deferred free: wait for it so that rmmod right after
-	 * us works.
-	 */
-	for (i = 0, gone = 0; refcnt > 0 && i < 200 && gone < 10; i++) {
-		int now = sys_read_int("/sys/module/tcp_hpcc/refcnt");
-		int fd;
-
-		if (now < 0 || now < refcnt)
-			break;
-		/* Loaded before the module: no reference to wait for. */
-		fd = id ? bpf_prog_get_fd_by_id(id) : -1;
-		if (fd < 0)
-			gone++;
-		else
-			close(fd);
-		usleep(10000);
-	}
+	host_wait_module_ref(id, refcnt);
 	printf("host: hpcc_host detached from %s\n", dev);
 	return 0;
 }
-

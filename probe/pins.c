@@ -289,3 +289,15 @@ int sw_open(const char *dir, struct sw *s)
 	return 0;
 }
 
+/* Close what sw_open() opened, whether it succeeded or not. */
+void sw_close(struct sw *s)
+{
+	if (s->prog >= 0)
+		close(s->prog);
+	if (s->cfg >= 0)
+		close(s->cfg);
+	if (s->qsnap >= 0)
+		close(s->qsnap);
+	s->prog = s->cfg = s->qsnap = -1;
+}
+

@@ -53,6 +53,7 @@
 extern int verbose;
 
 /* One line on stderr, "hpcc-probe: ..."; die() exits with status 1. */
+void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: the message, then "see hpcc-probe CMD --help"; exit 2. */
@@ -143,10 +144,12 @@ struct sw {
 	__u32 prog_id;
 };
 int sw_open(const char *dir, struct sw *s);
+void sw_close(struct sw *s);
 
 /* ---------------------------------------------------------------- tc.c */
 
 __u32 tc_prog_id(int ifindex, enum bpf_tc_attach_point ap);
+int tc_attach(int ifindex, enum bpf_tc_attach_point ap, int prog_fd);
 void tc_clsact_gc(int ifindex);
 int tc_detach(const char *dev, int ifindex, enum bpf_tc_attach_point ap,
 	      __u32 id);

@@ -164,8 +164,10 @@ static __u32 default_switch_id(char *how, size_t len)
 	}
 	if (best) {
 		struct in_addr in = { .s_addr = htonl(best) };
+		char addr[INET_ADDRSTRLEN];
 
-		snprintf(how, len, "from IPv4 address %s", inet_ntoa(in));
+		inet_ntop(AF_INET, &in, addr, sizeof(addr));
+		snprintf(how, len, "from IPv4 address %s", addr);
 		return best;
 	}
 	gethostname(host, sizeof(host) - 1);
@@ -173,7 +175,27 @@ static __u32 default_switch_id(char *how, size_t len)
 	return fnv1a(host);
 }
 
-int cmd_switch_attach(int argc, char **argv)
+/* What `switch attach` was told; DSCPs -1 when not given. */
+struct sw_opts {
+	const char *dev, *rate;
+	__u32 rate_mbps, sid, pid;
+	bool have_sid, have_pid;
+	int probe, resp;
+};
+
+/* --switch-id or --port-id @s, a number 0..2^32-1. */
+static __u32 sw_parse_id(const char *what, const char *s)
+{
+	__u32 v;
+
+	if (parse_u32(s, &v))
+		usage_err("switch attach ", "bad %s id '%s': expected an integer 0..%u",
+			  what, s, UINT32_MAX);
+	return v;
+}
+
+/* Parse attach's options into @o: 1 when the help was printed. */
+static int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 {
 	static const struct option lo[] = {
 		{ "rate", required_argument, NULL, 'R' },
@@ -184,180 +206,254 @@ int cmd_switch_attach(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct hpcc_port_cfg cfg = {}, old;
-	struct hpcc_switch *skel = NULL;
-	char dir[PATH_MAX], path[PATH_MAX];
-	const char *dev, *rate_s = NULL;
-	bool have_sid = false, have_pid = false, fresh, raw_ip;
-	int probe = -1, resp = -1, ifindex, c, err;
-	__u32 sid = 0, pid = 0, key, nkey;
-	char how[128] = "given", qkind[64];
-	struct sw s;
+	int c;
 
+	memset(o, 0, sizeof(*o));
+	o->probe = -1;
+	o->resp = -1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'R': rate_s = optarg; break;
+		case 'R':
+			o->rate = optarg;
+			break;
 		case 's':
-			if (parse_u32(optarg, &sid))
-				usage_err("switch attach ", "bad switch id '%s':"
-					  " expected an integer 0..%u", optarg,
-					  UINT32_MAX);
-			have_sid = true;
+			o->sid = sw_parse_id("switch", optarg);
+			o->have_sid = true;
 			break;
 		case 'P':
-			if (parse_u32(optarg, &pid))
-				usage_err("switch attach ", "bad port id '%s': "
-					  "expected an integer 0..%u", optarg,
-					  UINT32_MAX);
-			have_pid = true;
+			o->pid = sw_parse_id("port", optarg);
+			o->have_pid = true;
 			break;
-		case 'p': probe = parse_dscp("--probe-dscp", optarg); break;
-		case 'r': resp = parse_dscp("--response-dscp", optarg); break;
-		case 'h': fputs(switch_usage, stdout); return 0;
-		default: usage_err("switch ", "bad option");
+		case 'p':
+			o->probe = parse_dscp("--probe-dscp", optarg);
+			break;
+		case 'r':
+			o->resp = parse_dscp("--response-dscp", optarg);
+			break;
+		case 'h':
+			fputs(switch_usage, stdout);
+			return 1;
+		default:
+			usage_err("switch ", "bad option");
 		}
 	}
 	if (optind + 1 != argc)
 		usage_err("switch ", "switch attach takes one device");
-	dev = argv[optind];
-	check_ifname("switch ", dev);
-	if (!rate_s)
-		usage_err("switch ", "switch attach needs --rate RATE (the "
-			  "link capacity, e.g. 10gbit)");
-	cfg.rate_mbps = parse_rate(rate_s);
+	o->dev = argv[optind];
+	check_ifname("switch ", o->dev);
+	if (!o->rate)
+		usage_err("switch ", "switch attach needs --rate RATE (the link capacity, e.g. 10gbit)");
+	o->rate_mbps = parse_rate(o->rate);
+	return 0;
+}
+
+/* Join the namespace's instance at @dir: its pins open in @s, its stale
+ * ports dropped. Unless given, the switch id is the instance's (@how
+ * says so).
+ */
+static void sw_join(const char *dir, struct sw *s, int ifindex,
+		    struct sw_opts *o, char *how, size_t len)
+{
+	struct hpcc_port_cfg old;
+	__u32 key = ifindex, other;
+
+	if (sw_open(dir, s))
+		die("broken hpcc_switch instance at %s (remove it: " PROG " switch detach --all)",
+		    dir);
+	sw_prune(s);
+	if (!bpf_map_lookup_elem(s->cfg, &key, &old))
+		die("hpcc_switch is already attached to %s (detach it first: " PROG " switch detach %s)",
+		    o->dev, o->dev);
+	/* The switch id belongs to the instance: take the others'. */
+	if (!o->have_sid && !bpf_map_get_next_key(s->cfg, NULL, &other) &&
+	    !bpf_map_lookup_elem(s->cfg, &other, &old)) {
+		o->sid = old.switch_id;
+		o->have_sid = true;
+		snprintf(how, len, "this switch's other ports");
+	}
+}
+
+/* Attach the qdisc tracing programs (the queue state), pin their links
+ * at @dir: 0 or -errno.
+ */
+static int sw_pin_links(struct hpcc_switch *skel, const char *dir)
+{
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} t[] = {
+		{ skel->progs.hpcc_qdisc_enqueue, &skel->links.hpcc_qdisc_enqueue },
+		{ skel->progs.hpcc_qdisc_dequeue, &skel->links.hpcc_qdisc_dequeue },
+		{ skel->progs.hpcc_dev_start_xmit, &skel->links.hpcc_dev_start_xmit },
+	};
+	char name[NAME_MAX + 1], path[PATH_MAX];
+	const char *prog;
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		prog = bpf_program__name(t[i].prog);
+		*t[i].link = bpf_program__attach(t[i].prog);
+		if (!*t[i].link) {
+			err = -errno;
+			warnmsg("cannot attach %s: %s%s", prog, strerror(-err),
+				vhint());
+			return err;
+		}
+		snprintf(name, sizeof(name), "link_%s", prog);
+		err = bpf_link__pin(*t[i].link,
+				    pin_path(dir, name, path, sizeof(path)));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The namespace's instance, new at @dir: loaded, its tracing links, its
+ * program and maps pinned, the pins open in @s. 0, or -1 when it could not
+ * be set up (reported, nothing left behind).
+ */
+static int sw_create(const char *dir, struct sw *s)
+{
+	struct hpcc_switch *skel;
+	int err;
+
+	s->prog = s->cfg = s->qsnap = -1;
+	if (exists(dir)) {
+		warnmsg("removing stale pins %s", dir);
+		rm_pin_dir(dir);
+	}
+	skel = hpcc_switch__open_and_load();
+	if (!skel)
+		die("cannot load hpcc_switch: %s%s", strerror(errno), vhint());
+	err = mkdir_p(dir);
+	if (!err)
+		err = sw_pin_links(skel, dir);
+	if (!err) {
+		const struct pin_map maps[] = {
+			{ skel->maps.hpcc_port_cfg, PIN_CFG_PORT },
+			{ skel->maps.hpcc_qsnap, PIN_QSNAP },
+			{ skel->maps.hpcc_counters, PIN_COUNTERS },
+			{ skel->maps.hpcc_pcpu_probe, "hpcc_pcpu_probe" },
+		};
+
+		err = pin_objects(dir, skel->progs.hpcc_switch, PIN_SW_PROG,
+				  maps, ARRAY_SIZE(maps));
+	}
+	if (err) {
+		errmsg("cannot set up hpcc_switch under %s: %s", dir,
+		       strerror(-err));
+		goto err_unpin;
+	}
+	if (sw_open(dir, s)) {
+		errmsg("cannot reopen the pins under %s", dir);
+		goto err_unpin;
+	}
+	/* The pins hold everything now. */
+	hpcc_switch__destroy(skel);
+	return 0;
+
+err_unpin:
+	sw_close(s);
+	rm_pin_dir(dir);
+	hpcc_switch__destroy(skel);
+	return -1;
+}
+
+/* The port's config as given (@o) or defaulted. */
+static void sw_port_cfg(const struct sw_opts *o, bool raw_ip,
+			struct hpcc_port_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->switch_id = o->sid;
+	cfg->port_id = o->have_pid ? o->pid : 0;
+	cfg->rate_mbps = o->rate_mbps;
+	cfg->probe_dscp = o->probe;
+	cfg->resp_dscp = o->resp;
+	cfg->flags = HPCC_PORT_F_DSCP |
+		     (o->have_pid ? HPCC_PORT_F_PORT_ID : 0) |
+		     (raw_ip ? HPCC_PORT_F_RAW_IP : 0);
+	cfg->netns_cookie = netns_cookie();
+}
+
+/* What attach did, and a warning when the port has no queue to measure. */
+static void sw_attach_report(const struct sw_opts *o, int ifindex,
+			     const char *how, bool raw_ip, bool fresh)
+{
+	char qkind[64];
+
+	printf("switch: hpcc_switch attached to %s egress: switch_id %u (%s), port_id %u, rate %u Mbit/s, probe_dscp %d, response_dscp %d%s%s\n",
+	       o->dev, o->sid, how, o->have_pid ? o->pid : (__u32)ifindex,
+	       o->rate_mbps, o->probe, o->resp,
+	       raw_ip ? ", raw IP device" : "",
+	       fresh ? "" : " (joined the namespace's instance)");
+	if (!nl_root_qdisc(ifindex, qkind, sizeof(qkind)) &&
+	    !strcmp(qkind, "noqueue"))
+		warnmsg("%s has no queue (root qdisc noqueue): there is no backlog to measure and hops will report queue 0 and tx_bytes 0; add a qdisc, e.g. 'tc qdisc replace dev %s root fq_codel' or one shaped to the rate ('... root tbf rate %s burst 64kb latency 50ms')",
+			o->dev, o->dev, o->rate);
+}
+
+int cmd_switch_attach(int argc, char **argv)
+{
+	char dir[PATH_MAX], path[PATH_MAX], how[128] = "given";
+	struct sw s = { .prog = -1, .cfg = -1, .qsnap = -1 };
+	struct hpcc_port_cfg cfg;
+	struct sw_opts o;
+	bool fresh, raw_ip;
+	int ifindex, err;
+	__u32 key;
+
+	if (sw_attach_args(argc, argv, &o))
+		return 0;
 	need_bpf_caps();
-	ifindex = dev_index(dev);
-	raw_ip = dev_raw_ip(dev, ifindex);
-	dscp_defaults(&probe, &resp, "switch attach");
-	check_dscps(probe, resp, "switch attach ");
+	ifindex = dev_index(o.dev);
+	raw_ip = dev_raw_ip(o.dev, ifindex);
+	dscp_defaults(&o.probe, &o.resp, "switch attach");
+	check_dscps(o.probe, o.resp, "switch attach ");
 
 	ensure_bpffs();
 	lock_pins();
 	switch_dir(dir, sizeof(dir));
 	fresh = !exists(pin_path(dir, PIN_SW_PROG, path, sizeof(path)));
-	if (!fresh) {
-		if (sw_open(dir, &s))
-			die("broken hpcc_switch instance at %s (remove it: "
-			    PROG " switch detach --all)", dir);
-		sw_prune(&s);
-		key = ifindex;
-		if (!bpf_map_lookup_elem(s.cfg, &key, &old))
-			die("hpcc_switch is already attached to %s (detach it "
-			    "first: " PROG " switch detach %s)", dev, dev);
-		/* The switch id belongs to the instance: take the others'. */
-		if (!have_sid && !bpf_map_get_next_key(s.cfg, NULL, &nkey) &&
-		    !bpf_map_lookup_elem(s.cfg, &nkey, &old)) {
-			sid = old.switch_id;
-			have_sid = true;
-			snprintf(how, sizeof(how), "this switch's other ports");
-		}
-	} else {
-		if (exists(dir)) {
-			warnmsg("removing stale pins %s", dir);
-			rm_pin_dir(dir);
-		}
-		skel = hpcc_switch__open_and_load();
-		if (!skel)
-			die("cannot load hpcc_switch: %s%s", strerror(errno),
-			    vhint());
-		err = mkdir_p(dir);
-#define ATTACH_PIN(p)							\
-		if (!err) {						\
-			skel->links.p = bpf_program__attach(skel->progs.p); \
-			err = skel->links.p ? 0 : -errno;		\
-			if (err)					\
-				warnmsg("cannot attach " #p ": %s%s",	\
-					strerror(-err), vhint());	\
-		}							\
-		if (!err)						\
-			err = bpf_link__pin(skel->links.p,		\
-					    pin_path(dir, "link_" #p, path,	\
-						     sizeof(path)));
-		ATTACH_PIN(hpcc_qdisc_enqueue)
-		ATTACH_PIN(hpcc_qdisc_dequeue)
-		ATTACH_PIN(hpcc_dev_start_xmit)
-#undef ATTACH_PIN
-		if (!err) {
-			const struct pin_map maps[] = {
-				{ skel->maps.hpcc_port_cfg, PIN_CFG_PORT },
-				{ skel->maps.hpcc_qsnap, PIN_QSNAP },
-				{ skel->maps.hpcc_counters, PIN_COUNTERS },
-				{ skel->maps.hpcc_pcpu_probe, "hpcc_pcpu_probe" },
-			};
+	if (!fresh)
+		sw_join(dir, &s, ifindex, &o, how, sizeof(how));
+	else if (sw_create(dir, &s))
+		return 1;
+	if (!o.have_sid)
+		o.sid = default_switch_id(how, sizeof(how));
+	sw_port_cfg(&o, raw_ip, &cfg);
 
-			err = pin_objects(dir, skel->progs.hpcc_switch,
-					  PIN_SW_PROG, maps, ARRAY_SIZE(maps));
-		}
-		if (err) {
-			rm_pin_dir(dir);
-			die("cannot set up hpcc_switch under %s: %s", dir,
-			    strerror(-err));
-		}
-		if (sw_open(dir, &s)) {
-			rm_pin_dir(dir);
-			die("cannot reopen the pins under %s", dir);
-		}
-	}
-
-	if (!have_sid)
-		sid = default_switch_id(how, sizeof(how));
-	cfg.switch_id = sid;
-	cfg.port_id = have_pid ? pid : 0;
-	cfg.probe_dscp = probe;
-	cfg.resp_dscp = resp;
-	cfg.flags = HPCC_PORT_F_DSCP | (have_pid ? HPCC_PORT_F_PORT_ID : 0) |
-		    (raw_ip ? HPCC_PORT_F_RAW_IP : 0);
-	cfg.netns_cookie = netns_cookie();
 	key = ifindex;
 	bpf_map_delete_elem(s.qsnap, &key);	/* an old device's snapshot */
-	err = bpf_map_update_elem(s.cfg, &key, &cfg, BPF_ANY);
-	if (err) {
-		if (fresh)
-			rm_pin_dir(dir);
-		die("cannot write the port config: %s", strerror(errno));
+	if (bpf_map_update_elem(s.cfg, &key, &cfg, BPF_ANY)) {
+		errmsg("cannot write the port config: %s", strerror(errno));
+		goto err_instance;
 	}
+	/* Somebody else's filter at our handle and priority? */
 	if (tc_prog_id(ifindex, BPF_TC_EGRESS)) {
-		bpf_map_delete_elem(s.cfg, &key);
-		if (fresh)
-			rm_pin_dir(dir);
-		die("%s egress already has a filter at handle 0x%x priority %d",
-		    dev, TC_HANDLE, TC_PRIO);
+		errmsg("%s egress already has a filter at handle 0x%x priority %d",
+		       o.dev, TC_HANDLE, TC_PRIO);
+		goto err_port;
 	}
-	{
-		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-			    .attach_point = BPF_TC_EGRESS);
-		LIBBPF_OPTS(bpf_tc_opts, o, .handle = TC_HANDLE,
-			    .priority = TC_PRIO, .prog_fd = s.prog);
-
-		err = bpf_tc_hook_create(&hook);
-		if (!err || err == -EEXIST)
-			err = bpf_tc_attach(&hook, &o);
-		if (err) {
-			bpf_map_delete_elem(s.cfg, &key);
-			if (fresh)
-				rm_pin_dir(dir);
-			tc_clsact_gc(ifindex);
-			die("cannot attach hpcc_switch to %s egress: %s", dev,
-			    strerror(-err));
-		}
+	err = tc_attach(ifindex, BPF_TC_EGRESS, s.prog);
+	if (err) {
+		errmsg("cannot attach hpcc_switch to %s egress: %s", o.dev,
+		       strerror(-err));
+		goto err_clsact;
 	}
-	if (skel)
-		hpcc_switch__destroy(skel);
-
-	printf("switch: hpcc_switch attached to %s egress: switch_id %u (%s), "
-	       "port_id %u, rate %u Mbit/s, probe_dscp %d, response_dscp %d%s"
-	       "%s\n", dev, sid, how, have_pid ? pid : (__u32)ifindex,
-	       cfg.rate_mbps, probe, resp, raw_ip ? ", raw IP device" : "",
-	       fresh ? "" : " (joined the namespace's instance)");
-	if (!nl_root_qdisc(ifindex, qkind, sizeof(qkind)) &&
-	    !strcmp(qkind, "noqueue"))
-		warnmsg("%s has no queue (root qdisc noqueue): there is no "
-			"backlog to measure and hops will report queue 0 and "
-			"tx_bytes 0; add a qdisc, e.g. 'tc qdisc replace dev "
-			"%s root fq_codel' or one shaped to the rate "
-			"('... root tbf rate %s burst 64kb latency 50ms')",
-			dev, dev, rate_s);
+	sw_close(&s);
+	sw_attach_report(&o, ifindex, how, raw_ip, fresh);
 	return 0;
+
+err_clsact:
+	tc_clsact_gc(ifindex);
+err_port:
+	bpf_map_delete_elem(s.cfg, &key);
+err_instance:
+	if (fresh)
+		rm_pin_dir(dir);
+	sw_close(&s);
+	return 1;
 }
 
 /* Take port @ifindex out of the instance. */
@@ -376,34 +472,51 @@ static void sw_detach_port(struct sw *s, int ifindex)
 	       name[0] ? name : "(device gone)");
 }
 
-int cmd_switch_detach(int argc, char **argv)
+/* Parse detach's options: 1 when the help was printed. @dev is NULL for
+ * --all.
+ */
+static int sw_detach_args(int argc, char **argv, const char **dev)
 {
 	static const struct option lo[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct hpcc_port_cfg cfg;
-	const char *dev = NULL;
-	char dir[PATH_MAX];
-	bool all = false, had, bpffs;
-	__u32 key, next;
-	int c, ifindex = 0;
-	struct sw s;
+	bool all = false;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'a': all = true; break;
-		case 'h': fputs(switch_usage, stdout); return 0;
-		default: usage_err("switch ", "bad option");
+		case 'a':
+			all = true;
+			break;
+		case 'h':
+			fputs(switch_usage, stdout);
+			return 1;
+		default:
+			usage_err("switch ", "bad option");
 		}
 	}
 	if (all ? optind != argc : optind + 1 != argc)
 		usage_err("switch ", "switch detach takes one device or --all");
-	if (!all) {
-		dev = argv[optind];
-		check_ifname("switch ", dev);
-	}
+	*dev = all ? NULL : argv[optind];
+	if (*dev)
+		check_ifname("switch ", *dev);
+	return 0;
+}
+
+int cmd_switch_detach(int argc, char **argv)
+{
+	struct sw s = { .prog = -1, .cfg = -1, .qsnap = -1 };
+	struct hpcc_port_cfg cfg;
+	int ifindex = 0;
+	char dir[PATH_MAX];
+	const char *dev;
+	bool had, bpffs, empty;
+	__u32 key, next;
+
+	if (sw_detach_args(argc, argv, &dev))
+		return 0;
 	need_bpf_caps();
 	if (dev)
 		ifindex = dev_index(dev);
@@ -415,9 +528,10 @@ int cmd_switch_detach(int argc, char **argv)
 		die("hpcc_switch is not attached %s%s", dev ? "to " : "in this "
 		    "network namespace", dev ? dev : "");
 	if (sw_open(dir, &s)) {
-		if (!all)
-			die("broken hpcc_switch instance at %s (remove it: "
-			    PROG " switch detach --all)", dir);
+		if (dev)
+			die("broken hpcc_switch instance at %s (remove it: " PROG " switch detach --all)",
+			    dir);
+		sw_close(&s);
 		rm_pin_dir(dir);
 		printf("switch: removed the broken instance at %s\n", dir);
 		return 0;
@@ -425,7 +539,7 @@ int cmd_switch_detach(int argc, char **argv)
 	key = ifindex;
 	had = dev && !bpf_map_lookup_elem(s.cfg, &key, &cfg);
 	sw_prune(&s);
-	if (all) {
+	if (!dev) {
 		while (!bpf_map_get_next_key(s.cfg, NULL, &next))
 			sw_detach_port(&s, next);
 	} else if (!had) {
@@ -436,7 +550,9 @@ int cmd_switch_detach(int argc, char **argv)
 	} else {
 		sw_detach_port(&s, ifindex);
 	}
-	if (bpf_map_get_next_key(s.cfg, NULL, &next)) {
+	empty = bpf_map_get_next_key(s.cfg, NULL, &next);
+	sw_close(&s);
+	if (empty) {
 		rm_pin_dir(dir);
 		printf("switch: no port left, hpcc_switch unloaded\n");
 	}

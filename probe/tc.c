@@ -3,6 +3,7 @@
  * tc.c - our tc filters (handle TC_HANDLE, priority TC_PRIO): which
  * program runs there, detaching it, removing an empty clsact qdisc.
  */
+#include <errno.h>
 #include <string.h>
 #include <linux/pkt_sched.h>
 #include <bpf/libbpf.h>
@@ -32,6 +33,23 @@ __u32 tc_prog_id(int ifindex, enum bpf_tc_attach_point ap)
 static const char *ap_name(enum bpf_tc_attach_point ap)
 {
 	return ap == BPF_TC_INGRESS ? "ingress" : "egress";
+}
+
+/* Attach program @prog_fd as our filter at @ap of @ifindex, creating the
+ * clsact qdisc if there is none: 0 or -errno.
+ */
+int tc_attach(int ifindex, enum bpf_tc_attach_point ap, int prog_fd)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = ap);
+	LIBBPF_OPTS(bpf_tc_opts, o, .handle = TC_HANDLE, .priority = TC_PRIO,
+		    .prog_fd = prog_fd);
+	int err;
+
+	err = bpf_tc_hook_create(&hook);
+	if (!err || err == -EEXIST)
+		err = bpf_tc_attach(&hook, &o);
+	return err;
 }
 
 /* Remove the clsact qdisc if no filter is left on either side of it. */
