@@ -18,8 +18,11 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <linux/types.h>
 #include <bpf/libbpf.h>
+
+#include "hpcc_wire.h"
 
 #define PROG "hpcc-probe"
 
@@ -153,6 +156,44 @@ int tc_attach(int ifindex, enum bpf_tc_attach_point ap, int prog_fd);
 void tc_clsact_gc(int ifindex);
 int tc_detach(const char *dev, int ifindex, enum bpf_tc_attach_point ap,
 	      __u32 id);
+
+/* --------------------------------------------------------------- pkt.c */
+
+__u64 now_ns(void);		/* CLOCK_MONOTONIC */
+__u32 rnd32(void);
+
+union inet_addr {
+	struct in_addr v4;
+	struct in6_addr v6;
+};
+
+/* A probe's addresses and ports: from src:sport to dst:dport. */
+struct probe_tuple {
+	int family;
+	union inet_addr src, dst;
+	__u16 sport, dport;
+};
+
+/* Its IPv6 header, TCP header and struct hpcc_probe. */
+#define PROBE_PKT_MAX	(40 + 20 + sizeof(struct hpcc_probe))
+
+size_t probe_build(__u8 *pkt, const struct probe_tuple *t, int dscp,
+		   __u32 nonce, __u64 send_ns);
+
+/* What a response said, and how it came back. */
+struct probe_resp {
+	struct hpcc_probe p;
+	__u64 rtt_ns;
+	int ifindex;		/* where it arrived */
+	int dscp;
+	bool csum_ok;
+};
+
+#define PROBE_RESPONSE	1
+#define PROBE_RST	2
+int probe_match(const __u8 *pkt, size_t n, __u16 proto,
+		const struct probe_tuple *t, __u32 nonce,
+		struct probe_resp *r);
 
 /* ---------------------------------------------------------------- nl.c */
 
