@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <math.h>
 #include <net/if.h>
 #include <net/if_arp.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
 
@@ -284,6 +286,25 @@ bool dev_raw_ip(const char *dev, int ifindex)
 	die("%s has link type %d, neither Ethernet nor raw IP (tun, "
 	    "wireguard, ipip, sit, ip6tnl, gre, ppp): the programs cannot "
 	    "parse its packets", dev, type);
+}
+
+/* ------------------------------------------------------- time, random */
+
+__u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+__u32 rnd32(void)
+{
+	__u32 v;
+
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+		v = (__u32)now_ns() ^ ((__u32)getpid() << 16);
+	return v;
 }
 
 /* ----------------------------------------------------------- formatting */

@@ -29,8 +29,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* ----------------------------------------------------------------- main */
-
 static const char *main_usage =
 	"Usage: " PROG " [-n NETNS] [-v] COMMAND [ARGS]\n"
 	"\n"
@@ -62,6 +60,75 @@ static const char *main_usage =
 	"      " PIN_ROOT "/netns/COOKIE/{host/DEV,switch} (others);\n"
 	"      DEV with ':' for '.' (eth0.100: host/eth0:100).\n";
 
+struct cmd {
+	const char *name;
+	int (*func)(int argc, char **argv);
+};
+
+static const struct cmd host_cmds[] = {
+	{ "attach", cmd_host_attach },
+	{ "detach", cmd_host_detach },
+	{}
+};
+
+static const struct cmd switch_cmds[] = {
+	{ "attach", cmd_switch_attach },
+	{ "detach", cmd_switch_detach },
+	{}
+};
+
+/* `OBJECT SUBCOMMAND ...`: no subcommand prints the object's usage, as a
+ * usage error.
+ */
+static int do_object(const char *obj, const char *usage,
+		     const struct cmd *cmds, int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : "";
+	const struct cmd *c;
+	char hint[16];
+
+	if (!*sub) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	optind = 0;
+	for (c = cmds; c->name; c++)
+		if (!strcmp(sub, c->name))
+			return c->func(argc - 1, argv + 1);
+	snprintf(hint, sizeof(hint), "%s ", obj);
+	usage_err(hint, "unknown %s command '%s'", obj, sub);
+}
+
+static int do_host(int argc, char **argv)
+{
+	return do_object("host", host_usage, host_cmds, argc, argv);
+}
+
+static int do_switch(int argc, char **argv)
+{
+	return do_object("switch", switch_usage, switch_cmds, argc, argv);
+}
+
+static int do_help(int argc, char **argv)
+{
+	fputs(main_usage, stdout);
+	return 0;
+}
+
+static const struct cmd cmds[] = {
+	{ "host", do_host },
+	{ "switch", do_switch },
+	{ "status", cmd_status },
+	{ "trace", cmd_trace },
+	{ "flows", cmd_flows },
+	{ "help", do_help },
+	{}
+};
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -70,57 +137,32 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *cmd, *sub;
+	const struct cmd *cmd;
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((c = getopt_long(argc, argv, "+n:vh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'n': enter_netns(optarg); break;
-		case 'v': verbose++; break;
-		case 'h': fputs(main_usage, stdout); return 0;
-		default: usage_err(NULL, "bad option");
+		case 'n':
+			enter_netns(optarg);
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			return do_help(argc, argv);
+		default:
+			usage_err(NULL, "bad option");
 		}
 	}
 	libbpf_set_print(libbpf_print);
 	if (optind >= argc)
 		usage_err(NULL, "no command");
-	cmd = argv[optind];
 	argc -= optind;
 	argv += optind;
 	optind = 0;	/* glibc: start over, forget the "+" of this parse */
-
-	if (!strcmp(cmd, "help")) {
-		fputs(main_usage, stdout);
-		return 0;
-	}
-	if (!strcmp(cmd, "status"))
-		return cmd_status(argc, argv);
-	if (!strcmp(cmd, "flows"))
-		return cmd_flows(argc, argv);
-	if (!strcmp(cmd, "trace"))
-		return cmd_trace(argc, argv);
-	if (strcmp(cmd, "host") && strcmp(cmd, "switch"))
-		usage_err(NULL, "unknown command '%s'", cmd);
-
-	sub = argc > 1 ? argv[1] : "";
-	if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !*sub) {
-		fputs(!strcmp(cmd, "host") ? host_usage : switch_usage,
-		      *sub ? stdout : stderr);
-		return *sub ? 0 : 2;
-	}
-	argc--;
-	argv++;
-	optind = 0;
-	if (!strcmp(cmd, "host") && !strcmp(sub, "attach"))
-		return cmd_host_attach(argc, argv);
-	if (!strcmp(cmd, "host") && !strcmp(sub, "detach"))
-		return cmd_host_detach(argc, argv);
-	if (!strcmp(cmd, "switch") && !strcmp(sub, "attach"))
-		return cmd_switch_attach(argc, argv);
-	if (!strcmp(cmd, "switch") && !strcmp(sub, "detach"))
-		return cmd_switch_detach(argc, argv);
-	usage_err(!strcmp(cmd, "host") ? "host " : "switch ",
-		  "unknown %s command '%s'", cmd, sub);
+	for (cmd = cmds; cmd->name; cmd++)
+		if (!strcmp(argv[0], cmd->name))
+			return cmd->func(argc, argv);
+	usage_err(NULL, "unknown command '%s'", argv[0]);
 }
-

@@ -8,10 +8,7 @@
 #define _GNU_SOURCE
 #include <endian.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/random.h>
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -24,23 +21,6 @@
 _Static_assert(PROBE_PKT_MAX == sizeof(struct ipv6hdr) +
 	       sizeof(struct tcphdr) + sizeof(struct hpcc_probe),
 	       "PROBE_PKT_MAX: the IPv6 probe");
-
-__u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-__u32 rnd32(void)
-{
-	__u32 v;
-
-	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
-		v = (__u32)now_ns() ^ ((__u32)getpid() << 16);
-	return v;
-}
 
 /* One's complement sum, big-endian words. */
 static __u32 csum_add(__u32 sum, const void *data, size_t len)

@@ -101,6 +101,9 @@ bool ifname_valid(const char *name);
 void check_ifname(const char *cmd, const char *name);
 bool dev_raw_ip(const char *dev, int ifindex);
 
+__u64 now_ns(void);		/* CLOCK_MONOTONIC */
+__u32 rnd32(void);
+
 /* Human units. */
 const char *fmt_rate_bps(double bits, char *buf, size_t len);
 const char *fmt_bytes(double b, char *buf, size_t len);
@@ -158,9 +161,6 @@ int tc_detach(const char *dev, int ifindex, enum bpf_tc_attach_point ap,
 	      __u32 id);
 
 /* --------------------------------------------------------------- pkt.c */
-
-__u64 now_ns(void);		/* CLOCK_MONOTONIC */
-__u32 rnd32(void);
 
 union inet_addr {
 	struct in_addr v4;

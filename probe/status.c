@@ -80,8 +80,6 @@ static void print_counters(const char *dir)
 	}
 }
 
-/* --------------------------------------------------------------- status */
-
 /* A network namespace we can enter to look at devices and filters. */
 struct nsent {
 	char label[300];
@@ -90,15 +88,20 @@ struct nsent {
 };
 
 #define MAX_NS	256
-static struct nsent nss[MAX_NS];
-static int n_nss, home_ns = -1;
 
-static void ns_add(const char *path, const char *label)
+/* The namespaces status looks into, and the one it came from. */
+struct ns_set {
+	struct nsent ns[MAX_NS];
+	int n;
+	int home;
+};
+
+static void ns_add(struct ns_set *set, const char *path, const char *label)
 {
 	struct nsent *e;
 	int fd;
 
-	if (n_nss == MAX_NS)
+	if (set->n == MAX_NS)
 		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -107,54 +110,78 @@ static void ns_add(const char *path, const char *label)
 		close(fd);
 		return;
 	}
-	e = &nss[n_nss++];
+	e = &set->ns[set->n++];
 	e->fd = fd;
 	e->cookie = netns_cookie();
 	snprintf(e->label, sizeof(e->label), "%s", label);
-	setns(home_ns, CLONE_NEWNET);
+	setns(set->home, CLONE_NEWNET);
+}
+
+static struct nsent *ns_find(struct ns_set *set, __u64 cookie)
+{
+	int i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->ns[i].cookie == cookie)
+			return &set->ns[i];
+	return NULL;
 }
 
 /* init's namespace, the named ones (ip netns) and the current one. */
-static void ns_collect(void)
+static struct ns_set *ns_collect(void)
 {
 	char path[PATH_MAX], label[300], init[64];
-	__u64 here;
+	struct ns_set *set;
 	struct dirent *e;
+	__u64 here;
 	DIR *d;
-	int i;
 
-	home_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (home_ns < 0)
+	set = calloc(1, sizeof(*set));
+	if (!set)
+		die("out of memory");
+	set->home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (set->home < 0)
 		die("cannot open /proc/self/ns/net: %s", strerror(errno));
 	here = netns_cookie();
 	if (init_ns_path("net", init, sizeof(init)))
-		ns_add(init, "netns init");
+		ns_add(set, init, "netns init");
 	else if (in_root_netns())
-		ns_add("/proc/self/ns/net", "netns init");
+		ns_add(set, "/proc/self/ns/net", "netns init");
 	d = opendir("/run/netns");
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/run/netns/%s", e->d_name);
 		snprintf(label, sizeof(label), "netns %s", e->d_name);
-		ns_add(path, label);
+		ns_add(set, path, label);
 	}
 	if (d)
 		closedir(d);
-	for (i = 0; i < n_nss; i++)
-		if (nss[i].cookie == here)
-			return;
-	ns_add("/proc/self/ns/net", "netns current");
+	if (!ns_find(set, here))
+		ns_add(set, "/proc/self/ns/net", "netns current");
+	return set;
 }
 
-static struct nsent *ns_find(__u64 cookie)
+static void ns_free(struct ns_set *set)
 {
 	int i;
 
-	for (i = 0; i < n_nss; i++)
-		if (nss[i].cookie == cookie)
-			return &nss[i];
-	return NULL;
+	for (i = 0; i < set->n; i++)
+		close(set->ns[i].fd);
+	close(set->home);
+	free(set);
+}
+
+/* Where a host device's filter stands. */
+static const char *host_state(bool in_ns, int ifindex, __u32 cur, __u32 id)
+{
+	if (!in_ns)
+		return "unknown (namespace not found)";
+	if (!ifindex)
+		return "GONE (device missing; " PROG " host detach removes the pins)";
+	if (cur && cur == id)
+		return "attached";
+	return "NOT ATTACHED (filter removed; " PROG " host detach removes the pins)";
 }
 
 static void show_host(const char *dir, const char *dev, const char *label,
@@ -175,45 +202,35 @@ static void show_host(const char *dir, const char *dev, const char *label,
 		close(fd);
 	if (ifindex)
 		cur = tc_prog_id(ifindex, BPF_TC_INGRESS);
-	printf("host %s [%s]: prog id %u, probe_dscp %d, response_dscp %d, "
-	       "%stc ingress %s\n", dev, label, id, probe, resp,
+	printf("host %s [%s]: prog id %u, probe_dscp %d, response_dscp %d, %stc ingress %s\n",
+	       dev, label, id, probe, resp,
 	       cfg.flags & HPCC_CFG_F_RAW_IP ? "raw IP, " : "",
-	       !in_ns ? "unknown (namespace not found)" :
-	       !ifindex ? "GONE (device missing; " PROG " host detach "
-			  "removes the pins)" :
-	       cur && cur == id ? "attached" :
-	       "NOT ATTACHED (filter removed; " PROG " host detach removes "
-	       "the pins)");
+	       host_state(in_ns, ifindex, cur, id));
 	print_counters(dir);
 }
 
-static void show_port(const struct sw *s, __u32 ifindex,
-		      const struct hpcc_port_cfg *cfg, bool in_ns)
+/* Where a switch port's filter stands. */
+static const char *port_state(bool in_ns, bool have, __u32 cur, __u32 id)
 {
-	char name[IF_NAMESIZE] = "", qkind[64] = "?", b1[32], b2[32];
+	if (!in_ns)
+		return "unknown (namespace not found)";
+	if (!have)
+		return "GONE (device missing; the next switch attach or detach here drops this port)";
+	if (cur && cur == id)
+		return "attached";
+	return "NOT ATTACHED (the next switch attach or detach here drops this port)";
+}
+
+/* The queue snapshot the tracing programs keep for port @ifindex, whose
+ * root qdisc is @qkind.
+ */
+static void show_qsnap(const struct sw *s, __u32 ifindex, const char *qkind)
+{
+	__u32 n, i, backlog = 0, found = 0;
 	struct hpcc_qsnap_dev *d;
-	__u32 cur = 0, n, i, backlog = 0, found = 0;
 	__u64 bytes = 0, ts = 0;
-	struct timespec now;
-	bool have = in_ns && if_indextoname(ifindex, name);
+	char b1[32], b2[32];
 
-	if (have) {
-		cur = tc_prog_id(ifindex, BPF_TC_EGRESS);
-		nl_root_qdisc(ifindex, qkind, sizeof(qkind));
-	}
-	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u "
-	       "Mbit/s, probe_dscp %u, response_dscp %u, %sroot qdisc %s, "
-	       "tc egress %s\n", have ? name : "?", ifindex, cfg->switch_id,
-	       cfg->flags & HPCC_PORT_F_PORT_ID ? cfg->port_id : ifindex,
-	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp,
-	       cfg->flags & HPCC_PORT_F_RAW_IP ? "raw IP, " : "", qkind,
-	       !in_ns ? "unknown (namespace not found)" :
-	       !have ? "GONE (device missing; the next switch attach or "
-		       "detach here drops this port)" :
-	       cur && cur == s->prog_id ? "attached" : "NOT ATTACHED (the "
-		       "next switch attach or detach here drops this port)");
-
-	/* The queue snapshot the tracing programs keep for it. */
 	d = calloc(1, sizeof(*d));
 	if (!d || bpf_map_lookup_elem(s->qsnap, &ifindex, d)) {
 		printf("    queue snapshot: none yet%s\n",
@@ -231,33 +248,52 @@ static void show_port(const struct sw *s, __u32 ifindex,
 			ts = d->q[i].ts_ns;
 		found++;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!found)
 		printf("    queue snapshot: none for the current root qdisc\n");
 	else
-		printf("    queue snapshot: backlog %u B, sent %llu B%s%s%s, "
-		       "%s old%s\n", backlog, (unsigned long long)bytes,
+		printf("    queue snapshot: backlog %u B, sent %llu B%s%s%s, %s old%s\n",
+		       backlog, (unsigned long long)bytes,
 		       bytes >= 1024 ? " (" : "",
 		       bytes >= 1024 ? fmt_bytes(bytes, b1, sizeof(b1)) : "",
 		       bytes >= 1024 ? ")" : "",
-		       fmt_ns((long long)(now.tv_sec * 1000000000ULL +
-					  now.tv_nsec - ts), b2, sizeof(b2)),
+		       fmt_ns((long long)(now_ns() - ts), b2, sizeof(b2)),
 		       d->flags & HPCC_QSNAP_F_MQ ? ", per tx queue" : "");
 	free(d);
 }
 
+static void show_port(const struct sw *s, __u32 ifindex,
+		      const struct hpcc_port_cfg *cfg, bool in_ns)
+{
+	char name[IF_NAMESIZE] = "", qkind[64] = "?";
+	bool have = in_ns && if_indextoname(ifindex, name);
+	__u32 cur = 0;
+
+	if (have) {
+		cur = tc_prog_id(ifindex, BPF_TC_EGRESS);
+		nl_root_qdisc(ifindex, qkind, sizeof(qkind));
+	}
+	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u Mbit/s, probe_dscp %u, response_dscp %u, %sroot qdisc %s, tc egress %s\n",
+	       have ? name : "?", ifindex, cfg->switch_id,
+	       cfg->flags & HPCC_PORT_F_PORT_ID ? cfg->port_id : ifindex,
+	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp,
+	       cfg->flags & HPCC_PORT_F_RAW_IP ? "raw IP, " : "", qkind,
+	       port_state(in_ns, have, cur, s->prog_id));
+	show_qsnap(s, ifindex, qkind);
+}
+
 static void show_switch(const char *dir, const char *label, bool in_ns)
 {
-	struct hpcc_port_cfg cfg;
-	int links = 0;
+	struct sw s = { .prog = -1, .cfg = -1, .qsnap = -1 };
 	__u32 key, *prev = NULL;
+	struct hpcc_port_cfg cfg;
 	struct dirent *e;
-	struct sw s;
+	int links = 0;
 	DIR *d;
 
 	if (sw_open(dir, &s)) {
-		printf("switch [%s]: BROKEN instance at %s (" PROG " switch "
-		       "detach --all removes it)\n", label, dir);
+		sw_close(&s);
+		printf("switch [%s]: BROKEN instance at %s (" PROG " switch detach --all removes it)\n",
+		       label, dir);
 		return;
 	}
 	d = opendir(dir);
@@ -273,13 +309,12 @@ static void show_switch(const char *dir, const char *label, bool in_ns)
 		prev = &key;
 	}
 	print_counters(dir);
-	close(s.prog);
-	close(s.cfg);
-	close(s.qsnap);
+	sw_close(&s);
 }
 
 /* Everything pinned for one namespace directory. */
-static int show_ns_dir(const char *base, struct nsent *ns, const char *label)
+static int show_ns_dir(struct ns_set *set, const char *base,
+		       const struct nsent *ns, const char *label)
 {
 	char dir[PATH_MAX], name[NAME_MAX + 1];
 	struct dirent *e;
@@ -305,7 +340,7 @@ static int show_ns_dir(const char *base, struct nsent *ns, const char *label)
 		show_switch(dir, label, ns != NULL);
 		shown++;
 	}
-	setns(home_ns, CLONE_NEWNET);
+	setns(set->home, CLONE_NEWNET);
 	return shown;
 }
 
@@ -342,13 +377,47 @@ static const char status_usage[] = "Usage: " PROG " status\n\nWhat is attached "
 	"programs' counters and tcp_hpcc's statistics."
 	"\n";
 
-int cmd_status(int argc, char **argv)
+/* Every namespace's pins: init's straight under PIN_ROOT, the others'
+ * under PIN_ROOT/netns/COOKIE. How many instances were shown.
+ */
+static int show_pins(void)
 {
 	char base[PATH_MAX], label[400];
-	struct dirent *e;
+	unsigned long long ck;
+	struct ns_set *set;
 	struct nsent *ns;
-	int shown = 0;
+	struct dirent *e;
+	int shown;
 	DIR *d;
+
+	set = ns_collect();
+	ns = set->n && !strcmp(set->ns[0].label, "netns init") ? &set->ns[0] :
+								 NULL;
+	shown = show_ns_dir(set, PIN_ROOT, ns,
+			    ns ? "netns init" : "netns init, cannot enter it");
+	d = opendir(PIN_ROOT "/netns");
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || sscanf(e->d_name, "%llu", &ck) != 1)
+			continue;
+		ns = ns_find(set, ck);
+		if (ns)
+			snprintf(label, sizeof(label), "%s", ns->label);
+		else
+			snprintf(label, sizeof(label),
+				 "netns cookie %llu, not found (gone or unnamed; rm -r " PIN_ROOT "/netns/%llu)",
+				 ck, ck);
+		snprintf(base, sizeof(base), PIN_ROOT "/netns/%s", e->d_name);
+		shown += show_ns_dir(set, base, ns, label);
+	}
+	if (d)
+		closedir(d);
+	ns_free(set);
+	return shown;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	int shown = 0;
 
 	if (help_only(argc, argv, "status ", status_usage))
 		return 0;
@@ -356,38 +425,10 @@ int cmd_status(int argc, char **argv)
 		usage_err("status ", "status takes no arguments");
 	need_bpf_caps();
 
-	if (find_bpffs(false)) {
-		ns_collect();
-		/* init's namespace: pins straight under PIN_ROOT */
-		ns = n_nss && !strcmp(nss[0].label, "netns init") ? &nss[0] :
-		     NULL;
-		shown += show_ns_dir(PIN_ROOT, ns, ns ? "netns init" :
-				     "netns init, cannot enter it");
-		d = opendir(PIN_ROOT "/netns");
-		while (d && (e = readdir(d))) {
-			unsigned long long ck;
-
-			if (e->d_name[0] == '.' ||
-			    sscanf(e->d_name, "%llu", &ck) != 1)
-				continue;
-			ns = ns_find(ck);
-			if (ns)
-				snprintf(label, sizeof(label), "%s", ns->label);
-			else
-				snprintf(label, sizeof(label), "netns cookie "
-					 "%llu, not found (gone or unnamed; rm "
-					 "-r " PIN_ROOT "/netns/%llu)", ck, ck);
-			snprintf(base, sizeof(base), PIN_ROOT "/netns/%s",
-				 e->d_name);
-			shown += show_ns_dir(base, ns, label);
-		}
-		if (d)
-			closedir(d);
-	}
+	if (find_bpffs(false))
+		shown = show_pins();
 	if (!shown)
-		printf("no hpcc programs attached (nothing pinned under "
-		       PIN_ROOT ")\n");
+		printf("no hpcc programs attached (nothing pinned under " PIN_ROOT ")\n");
 	show_module();
 	return 0;
 }
-
