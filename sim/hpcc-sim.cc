@@ -2,8 +2,10 @@
 /*
  * hpcc-sim: one run of one scenario for one congestion control on the ns-3
  * model, printing the demo's raw data format (demo/scenarios.sh):
- *   @@csv SCEN/CC/rREP/{queue,flows,samples,events}.csv@@ ROW
- *   @@csv runs.csv@@ ROW          (no header: sim/run.sh writes it once)
+ *   @@csv SCEN/CC/rREP/{queue,flows,samples,events}.csv@@ ROW   (header first)
+ *   @@csv {runs,cost,hpcc}.csv@@ ROW   (one row per run, no header: these
+ *                                      gather every run, sim/run.sh writes
+ *                                      their header once)
  * so that demo/analyze.py computes the very same metrics as for the VM.
  *
  *   hpcc-sim --scenario long|incast|stagger|websearch|smoke \
@@ -579,6 +581,9 @@ BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf
             }
         }
     }
+    /* every file this program writes is complete: its header first */
+    Emit("queue.csv", "t,dev,backlog,qlen,drops,bytes,pkts,marks");
+    Emit("samples.csv", "tag,id,t,bytes_acked,rtt_us,cwnd,retrans");
     Simulator::Schedule(Seconds(0), &SampleQueues, 0.005, dur + 1);
     Simulator::Schedule(Seconds(0), &SampleFlows, 0.05, dur + 0.01);
     Simulator::Stop(Seconds(dur + 1.0));

@@ -37,6 +37,14 @@ strip() { grep -v '^@@csv cost.csv@@' "$1" | sed '/^@@csv runs.csv@@/s/,[0-9.]*$
 ok $(cmp -s <(strip $w/a.log) <(strip $w/b.log) && echo 1 || echo 0) \
 	"the same seed gives the same output, byte for byte"
 
+# every per-run file is complete as the program writes it: header first
+hdr=1
+for f in queue.csv:t,dev,backlog samples.csv:tag,id,t flows.csv:tag,id,dst events.csv:t,kind,flow; do
+	first=$(grep -m1 "^@@csv smoke/hpcc/r1/${f%%:*}@@ " $w/a.log)
+	case $first in "@@csv smoke/hpcc/r1/${f%%:*}@@ ${f#*:}"*) ;; *) hdr=0; echo "# ${f%%:*}: $first" ;; esac
+done
+ok $hdr "queue.csv, samples.csv, flows.csv, events.csv start with their header row"
+
 # hpcc.csv: label,cc,rep,sent,lost,accepted,used,nocap,rejected,timeouts,stamped,overflow,reflected,delivered
 IFS=, read -r _ _ _ sent lost acc used nocap rej tmo stamped ovf refl deliv \
 	< <(sed -n 's/^@@csv hpcc.csv@@ //p' $w/a.log)
