@@ -3,6 +3,7 @@
  * hpcc-sim: one run of one scenario for one congestion control on the ns-3
  * model, printing the demo's raw data format (demo/scenarios.sh):
  *   @@csv SCEN/CC/rREP/{queue,flows,samples,events}.csv@@ ROW   (header first)
+ *   @@csv SCEN/CC/rREP/{qpct,drops,rto,util}.csv@@ ROW          (fabric)
  *   @@csv {runs,cost,hpcc}.csv@@ ROW   (one row per run, no header: these
  *                                      gather every run, sim/run.sh writes
  *                                      their header once)
@@ -118,6 +119,20 @@ struct Host
 
 static const uint16_t kPort = 5004;
 
+/* Retransmission timeouts: ns-3 enters CA_LOSS only from its RTO timer
+ * (TcpSocketBase::ReTxTimeout), as Linux's tcp_enter_loss() is called from
+ * tcp_retransmit_timer(). Senders (the flows) and receivers (the 1-byte
+ * answer, SYN-ACKs) are counted apart.
+ */
+static uint64_t g_rto_rcv = 0;
+
+static void
+CountRto(uint64_t* ctr, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v)
+{
+    if (v == TcpSocketState::CA_LOSS)
+        (*ctr)++;
+}
+
 /* fctgen server: 8-byte big-endian size S, then S bytes, answer 1 byte */
 class FlowServer
 {
@@ -148,6 +163,7 @@ class FlowServer
     void Accept(Ptr<Socket> s, const Address&)
     {
         m_conns[s] = Conn();
+        s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CountRto, &g_rto_rcv));
         s->SetRecvCallback(MakeCallback(&FlowServer::Recv, this));
     }
 
@@ -198,6 +214,7 @@ struct FlowRec
     Ptr<TcpSocketBase> sock;
     /* samples */
     uint64_t acked = 0;
+    uint64_t rtos = 0;
     double srtt_us = 0;
     uint32_t cwnd = 0;
     bool stopped = false;
@@ -205,6 +222,7 @@ struct FlowRec
 
 static std::vector<FlowRec*> g_flows;
 static uint64_t g_done = 0, g_total_short = 0;
+
 
 static void
 FillTx(FlowRec* f)
@@ -323,6 +341,7 @@ StartFlow(FlowRec* f)
             double us = v.GetMicroSeconds();
             f->srtt_us = f->srtt_us ? f->srtt_us * 7 / 8 + us / 8 : us; /* tcpi_rtt */
         }, f));
+    tcp->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CountRto, &f->rtos));
     tcp->TraceConnectWithoutContext(
         "CongestionWindow",
         MakeBoundCallback(+[](FlowRec* f, uint32_t, uint32_t v) { f->cwnd = v; }, f));
@@ -374,6 +393,7 @@ struct QPort
 };
 
 static std::vector<QPort> g_qports;
+static std::vector<QPort> g_nics; /* hosts' own qdiscs: drops only */
 static bool g_emit_queue = true;
 
 static void
@@ -391,6 +411,8 @@ SampleQueues(double every, double until)
         else
             p.samples.push_back(p.q->GetNBytes());
     }
+    for (QPort& p : g_nics)
+        p.samples.push_back(p.q->GetNBytes());
     if (Simulator::Now().GetSeconds() + every <= until)
         Simulator::Schedule(Seconds(every), &SampleQueues, every, until);
 }
@@ -646,7 +668,16 @@ BuildFabric(const FabricCfg& fc, uint64_t seed)
         hl[h] = Connect(host[h].node, leaf[l], hr, dl);
         host[h].addr = hl[h].ia;
         Route(host[h].node, "0.0.0.0", "0.0.0.0", hl[h].ib, hl[h].a);
-        InstallQdisc(hl[h].a, false, buf, k); /* the host's NIC: no marking */
+        /* the host's own qdisc: no marking, and no loss. Linux never loses
+         * a packet to its own qdisc: a full qdisc fails tcp_transmit_skb(),
+         * the segment stays in the write queue unsent and goes out later
+         * (and TSQ keeps each socket's share small). ns-3's TCP counts a
+         * packet sent once handed down, so a drop here became a real loss
+         * and, at the tail of a flow, a 200 ms RTO. The data that Linux
+         * would hold in the socket waits here instead: the limit is the
+         * send buffers' worth, never reached.
+         */
+        g_nics.push_back({Fmt("h%d-nic", h), InstallQdisc(hl[h].a, false, 1u << 30, k), {}});
         Ptr<QueueDisc> q = InstallQdisc(hl[h].b, ecn, buf, k);
         lnet[l]->AttachSwitch(hl[h].b, {100u + l, 0, 0, Mbps(hr)});
         g_qports.push_back({Fmt("leaf%d-h%d", l, h), q, {}});
@@ -821,6 +852,8 @@ main(int argc, char** argv)
                                                                        : "spine-down";
             cls[c].insert(cls[c].end(), p.samples.begin(), p.samples.end());
         }
+        for (QPort& p : g_nics)
+            cls["host-nic"].insert(cls["host-nic"].end(), p.samples.begin(), p.samples.end());
         Emit("qpct.csv", "class,n,p50,p95,p99,max");
         for (auto& c : cls)
         {
@@ -833,6 +866,36 @@ main(int argc, char** argv)
             Emit("qpct.csv", Fmt("%s,%zu,%u,%u,%u,%u", c.first.c_str(), v.size(), pct(50),
                                  pct(95), pct(99), v.empty() ? 0u : v.back()));
         }
+        /* where packets were lost, and why (ns-3's drop reasons) */
+        std::map<std::string, uint64_t> drops;
+        uint64_t marks = 0;
+        auto count = [&](const std::string& c, QPort& p) {
+            const QueueDisc::Stats& st = p.q->GetStats();
+            for (auto& r : st.nDroppedPacketsBeforeEnqueue)
+                drops[c + "," + r.first] += r.second;
+            for (auto& r : st.nDroppedPacketsAfterDequeue)
+                drops[c + "," + r.first] += r.second;
+            marks += st.nTotalMarkedPackets;
+        };
+        for (QPort& p : g_qports)
+            count(p.name.find("-h") != std::string::npos ? "tor-down"
+                  : p.name.find("-up") != std::string::npos ? "tor-up"
+                                                             : "spine-down", p);
+        for (QPort& p : g_nics)
+            count("host-nic", p);
+        Emit("drops.csv", "class,reason,packets");
+        for (auto& d : drops)
+            if (d.second)
+                Emit("drops.csv", Fmt("%s,%" PRIu64, d.first.c_str(), d.second));
+        uint64_t rto_snd = 0, rto_flows = 0;
+        for (FlowRec* f : g_flows)
+        {
+            rto_snd += f->rtos;
+            rto_flows += f->rtos > 0;
+        }
+        Emit("rto.csv", "rto_sender,flows_with_rto,rto_receiver,ecn_marks");
+        Emit("rto.csv", Fmt("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, rto_snd, rto_flows,
+                            g_rto_rcv, marks));
         uint64_t tx = 0;
         for (QPort& p : g_qports)
             if (p.name.find("-h") != std::string::npos)
