@@ -19,10 +19,13 @@
 # and the cost (events/s, wall time per run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=quick out= jobs=2 reuse=0
+mode=quick out= jobs=2 reuse=0 reps_set= fabric_set=()
 while (($#)); do
 	case $1 in
 	--bench) mode=bench; shift ;;
+	# a reduced bench on a busy machine: fewer repetitions, other fabric runs
+	--reps) reps_set=${2:?}; shift 2 ;;
+	--fabric) fabric_set+=("${2:?}"); shift 2 ;;	# "--cdf=websearch --load=0.5 --flows=600"
 	--out) out=${2:?}; shift 2 ;;
 	--jobs) jobs=${2:?}; shift 2 ;;
 	--reuse) reuse=1; shift ;;	# analyse the runs already in --out DIR
@@ -39,16 +42,20 @@ make -s -C sim all
 
 CCS="hpcc dctcp cubic bbr"
 if [[ $mode == bench ]]; then
-	# WebSearch's mean flow is 1.7 MB: 2500 flows move about 4 GB, near
-	# the 5 CPU-minute budget of one run (~20 MB of traffic per CPU-second)
+	# The per-run budget is 5 CPU-minutes. Measured (200-flow WebSearch
+	# runs at 50% load, cpu_s in cost.csv): 0.16 CPU-s per flow for hpcc,
+	# 0.20 for dctcp, so 1400 flows (~280 CPU-s) is the most that fits,
+	# not the 5000 asked. FB_Hadoop's mean flow is ~12x smaller: 6000.
 	profile=long reps=3 wsreps=3 ws_dur=30 ws_drain=12 long_dur=15 incast_dur=8 stagger_dur=18 bursts=6
-	fabric=("--cdf=websearch --load=0.3 --flows=2500" "--cdf=websearch --load=0.5 --flows=2500"
-		"--cdf=fbhadoop --load=0.5 --flows=10000" "--cdf=fbhadoop --load=0.3 --flows=10000 --incast=1")
+	fabric=("--cdf=websearch --load=0.3 --flows=1400" "--cdf=websearch --load=0.5 --flows=1400"
+		"--cdf=fbhadoop --load=0.5 --flows=6000" "--cdf=fbhadoop --load=0.3 --flows=6000 --incast=1")
 else
 	profile=demo reps=1 wsreps=1 ws_dur=12 ws_drain=8 long_dur=8 incast_dur=6 stagger_dur=12 bursts=4
 	fabric=("--cdf=websearch --load=0.5 --flows=800")
 fi
 
+if [[ -n $reps_set ]]; then reps=$reps_set wsreps=$reps_set; fi
+((${#fabric_set[@]})) && fabric=("${fabric_set[@]}")
 jobsf=$out/jobs.txt
 : >"$jobsf"
 # the longest first, so that the parallel slots fill evenly
@@ -84,13 +91,9 @@ fi
 		echo "@@csv env.csv@@ $kv"
 	done
 	echo "@@csv runs.csv@@ scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s"
-	echo "@@csv cost.csv@@ scenario,cc,rep,events,wall_s,events_per_s,base_rtt_ms"
+	echo "@@csv cost.csv@@ scenario,cc,rep,events,wall_s,cpu_s,events_per_cpu_s,base_rtt_ms"
 	echo "@@csv hpcc.csv@@ scenario,cc,rep,probes_sent,probes_lost,reports_accepted,reports_used,reports_no_capacity,rejected,telemetry_timeouts,stamped,overflow,reflected,delivered"
-	cat "$out"/runs/*.log | grep -v '^@@csv fabric-' | grep -v '^@@csv runs.csv@@ fabric-' |
-		awk -F'@@' '	# every file starts with its header
-			$2 ~ /queue.csv$/ && !seen[$2]++ && $3 !~ /^ t,/ { print "@@" $2 "@@ t,dev,backlog,qlen,drops,bytes,pkts,marks" }
-			$2 ~ /samples.csv$/ && !seen[$2]++ && $3 !~ /^ tag,/ { print "@@" $2 "@@ tag,id,t,bytes_acked,rtt_us,cwnd,retrans" }
-			{ print }'
+	cat "$out"/runs/*.log | grep -v '^@@csv fabric-' | grep -v '^@@csv runs.csv@@ fabric-'
 } >"$out/console.log"
 # the fabric's files separately: analyze.py knows only the dumbbell's scenarios
 {
