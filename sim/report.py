@@ -118,7 +118,7 @@ def rows_of(rows, header):
     return [dict(zip(header, r.split(','))) for r in rows]
 
 
-COST_H = ['scenario', 'cc', 'rep', 'events', 'wall_s', 'events_per_s', 'base_rtt_ms']
+COST_H = ['scenario', 'cc', 'rep', 'events', 'wall_s', 'cpu_s', 'events_per_s', 'base_rtt_ms']
 RUNS_H = ['scenario', 'cc', 'rep', 'seed', 'duration', 'telemetry', 'probes_sent',
           'reports_used', 'flows', 'flows_ok', 'elapsed_s']
 
@@ -143,6 +143,8 @@ def fabric(files, outdir):
                 by.setdefault(b, []).append(s)
             small = by.get('<10K', []) + by.get('10K-100K', [])
             qp = analyze.parse_rows(files.get(key + 'qpct.csv', []))
+            rto = analyze.parse_rows(files.get(key + 'rto.csv', []))
+            drops = analyze.parse_rows(files.get(key + 'drops.csv', []))
             ut = analyze.parse_rows(files.get(key + 'util.csv', []))
             util = None
             if ut:
@@ -160,6 +162,9 @@ def fabric(files, outdir):
                 'queue': {r['class']: r for r in qp}, 'util': util,
                 'jain': analyze.jain(rates) if rates else None,
                 'cost': c,
+                'rto': rto[0] if rto else None,
+                'drops': {d['class']: d for d in drops} if drops else {},
+                'ndrops': sum(int(d['packets']) for d in drops),
             }
     return labels, res
 
@@ -174,8 +179,9 @@ def fabric_md(labels, res, outdir):
         md += ['', '### %s' % lab, '',
                '| cc | flows ok | <100K p50/p95/p99 | ' +
                ' | '.join('%s p50/p95/p99' % n for _, _, n in analyze.BUCKETS) +
-               ' | ToR-down queue p50/p99/max KB | spine/up p99 KB | delivered load | Jain (>=1MB) |',
-               '|' + '---|' * (9 + len(analyze.BUCKETS) - 4)]
+               ' | ToR-down queue p50/p99/max KB | spine/up p99 KB | delivered load | Jain (>=1MB) |'
+               ' RTOs (flows hit) | drops |',
+               '|' + '---|' * (11 + len(analyze.BUCKETS) - 4)]
         for cc in CCS:
             r = res.get((lab, cc))
             if not r:
@@ -183,14 +189,18 @@ def fabric_md(labels, res, outdir):
             q = r['queue']
             td = q.get('tor-down', {})
             up = max(float(q.get('tor-up', {}).get('p99', 0)), float(q.get('spine-down', {}).get('p99', 0)))
-            md.append('| %s | %d/%d | %s | %s | %s/%s/%s | %.1f | %s | %s |' % (
+            rt = r['rto']
+            md.append('| %s | %d/%d | %s | %s | %s/%s/%s | %.1f | %s | %s | %s | %s |' % (
                 cc, r['ok'], r['n'], '/'.join(f1(x) for x in r['small'][1:]),
                 ' | '.join('/'.join(f1(x) for x in r['buckets'][n][1:]) + ' (n=%d)' % r['buckets'][n][0]
                            for _, _, n in analyze.BUCKETS),
                 f1(float(td.get('p50', 0)) / 1e3), f1(float(td.get('p99', 0)) / 1e3),
                 f1(float(td.get('max', 0)) / 1e3), up / 1e3,
                 '-' if r['util'] is None else '%.3f' % r['util'],
-                '-' if r['jain'] is None else '%.3f' % r['jain']))
+                '-' if r['jain'] is None else '%.3f' % r['jain'],
+                '-' if rt is None else '%s (%s)' % (int(rt['rto_sender']) + int(rt['rto_receiver']),
+                                                    rt['flows_with_rto']),
+                r['ndrops']))
         plot_fabric(lab, res, outdir)
         md.append('')
         md.append('Plot: `fabric/%s.png` (p99 slowdown by flow size).' % lab)
@@ -265,10 +275,34 @@ def main(argv):
                 md.append('- %s: hpcc %.2f, dctcp %.2f: ratio %.2f, %s' % (
                     lab, h['small'][3], d['small'][3], r, 'met' if r <= 0.5 else 'MISSED'))
     cost = rows_of(files.get('cost.csv', []), COST_H)
-    md += ['', '## Cost', '', '| run | cc | rep | events | wall s | events/s |', '|---|---|---|---|---|---|']
-    for c in sorted(cost, key=lambda c: (c['scenario'], c['cc'], c['rep'])):
-        md.append('| %s | %s | %s | %s | %s | %s |' % (c['scenario'], c['cc'], c['rep'], c['events'],
-                                                      c['wall_s'], c['events_per_s']))
+    md += ['', '## Cost', '',
+           'Per scenario and CC, mean over repetitions. CPU seconds are the run\'s own '
+           '(the per-run budget is 5 CPU-minutes); wall seconds depend on what else the '
+           'machine ran at the time.', '',
+           '| scenario | cc | runs | events | CPU s | wall s | events per CPU-s |',
+           '|---|---|---|---|---|---|---|']
+    groups = {}
+    for c in cost:
+        groups.setdefault((c['scenario'], c['cc']), []).append(c)
+    tot_cpu = tot_wall = 0.0
+    for (scen, cc), cs in sorted(groups.items()):
+        ev = sum(float(c['events']) for c in cs) / len(cs)
+        cpu = sum(float(c['cpu_s']) for c in cs) / len(cs)
+        wall = sum(float(c['wall_s']) for c in cs) / len(cs)
+        tot_cpu += cpu * len(cs)
+        tot_wall += wall * len(cs)
+        md.append('| %s | %s | %d | %.0f | %.1f | %.1f | %.0f |' % (
+            scen, cc, len(cs), ev, cpu, wall, ev / cpu if cpu else 0))
+    fl = [(c, r) for (lab, cc), r in res.items() for c in [r['cost']] if c.get('cpu_s')] if labels else []
+    md += ['', 'All runs: %.0f CPU-s, %.0f run-seconds of wall time (runs go 2 at a time).' % (
+        tot_cpu, tot_wall)]
+    if fl:
+        md.append('Fabric CPU per flow: ' + ', '.join(
+            '%s %s %.3f s' % (c['scenario'], c['cc'], float(c['cpu_s']) / r['n']) for c, r in fl) + '.')
+    notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'results-notes.md')
+    if md_path and os.path.exists(notes):
+        with open(notes) as f:
+            md += ['', f.read().rstrip()]
     text = '\n'.join(md) + '\n'
     with open(os.path.join(outdir, 'report.md'), 'w') as f:
         f.write(text)
