@@ -55,7 +55,7 @@ wait $sink
 sink=
 echo "# $(cat $tmp/sink)"
 sed 's/^/# sink: /' $tmp/sink.err | head -n 5
-check "the receiver: both streams (hpcc, cubic) complete, every byte the pattern's" \
-	sh -c "grep -q 'streams=2 .* bad=0 errors=0 ' $tmp/sink"
+check "the receiver: all five streams (4 hpcc, 1 cubic) complete, every byte the pattern's" \
+	sh -c "grep -q 'streams=5 .* bad=0 errors=0 ' $tmp/sink"
 check "no flow state left after the flow closed" poll 30 no_flows $a $b
 tap_finish

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tc egress program of hpcc_live_fuzz: on the sender's device it catches
- * the probes tcp_hpcc sends for one live hpcc flow and answers each one
- * itself, with the reports userspace queued in `ring`: every report gets
- * the probe's own nonce (the live one: it passes the nonce check and
- * reaches the window law), or a wrong nonce where the entry asks for it,
- * and goes to bpf_hpcc_report() for the hpcc socket, or for a cubic
- * connection's socket. The kfunc's return code of each goes to `rc`. The
- * probe itself is dropped: no other response can race with ours. A probe
- * that finds the ring empty is only counted (`probes_idle`): that is how
- * userspace knows that the last report was consumed (the flow probes
- * again only after its ACK path took the report) and the flow is quiet.
+ * tc egress program of hpcc_live_fuzz: on the senders' device it catches
+ * the probes tcp_hpcc sends for LF_FLOWS live hpcc flows and answers each
+ * one itself, with the reports userspace queued in that flow's ring: every
+ * report gets the probe's own nonce (the live one: it passes the nonce
+ * check and reaches the window law), or a wrong nonce where the entry asks
+ * for it, and goes to bpf_hpcc_report() for the flow's socket, or for a
+ * cubic connection's socket. The kfunc's return code of each goes to
+ * `rc`. The probe itself is dropped: no other response can race with
+ * ours. A probe that finds its ring empty is only counted (`probes_idle`):
+ * that is how userspace knows that the flow consumed its last report (a
+ * flow probes again only after its ACK path took the report) and is quiet.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_endian.h>
@@ -28,21 +28,29 @@
 extern int bpf_hpcc_report(struct tcp_sock *tp, void *report,
 			   __u32 report__sz) __ksym;
 
-/* set by userspace, host order */
-__u16 client_port, server_port;		/* the hpcc flow */
+/* set by userspace, host order; a client port 0 is no flow */
+__u16 client_port[LF_FLOWS];		/* the hpcc flows */
+__u16 server_port;
 __u16 cubic_port;			/* client port of the cubic connection */
 __u8 probe_dscp;
 
-/* queued by userspace: entries [tail, head) */
-struct lf_entry ring[LF_RING];
-volatile __u32 head;
+/* queued by userspace: entries [tail, head) of each flow */
+struct lf_entry ring[LF_FLOWS][LF_RING];
+volatile __u32 head[LF_FLOWS];
 
-/* written here */
-int rc[LF_RING];
-volatile __u32 tail;
-__u64 probes, probes_idle, calls, lookups_failed;
+/* written here; each flow's probes are serialised by its socket */
+int rc[LF_FLOWS][LF_RING];
+volatile __u32 tail[LF_FLOWS];
+__u64 probes[LF_FLOWS], probes_idle[LF_FLOWS];
+__u64 calls, lookups_failed;
 
-static struct hpcc_probe buf;
+/* the report being handed over, one per CPU */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hpcc_probe);
+} scratch SEC(".maps");
 
 static __always_inline struct bpf_sock *lookup(struct __sk_buff *skb,
 					       struct iphdr *ip, __u16 sport,
@@ -69,69 +77,79 @@ int live_fuzz(struct __sk_buff *skb)
 	struct bpf_sock *sk_hpcc, *sk_cubic;
 	struct tcp_sock *tp_hpcc, *tp_cubic;
 	__u32 off = sizeof(*eth) + sizeof(*ip) + sizeof(*th);
-	__u32 nonce, i;
+	__u32 nonce, i, f, zero = 0;
+	struct hpcc_probe *buf;
+	__u16 sport;
 
 	if ((void *)(th + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP) ||
 	    ip->protocol != IPPROTO_TCP || ip->ihl != 5 ||
-	    th->source != bpf_htons(client_port) ||
 	    th->dest != bpf_htons(server_port) ||
 	    (ip->tos >> 2) != probe_dscp)
 		return TC_ACT_OK;
+	sport = bpf_ntohs(th->source);
+	for (f = 0; f < LF_FLOWS; f++)
+		if (client_port[f] && client_port[f] == sport)
+			break;
+	if (f >= LF_FLOWS)
+		return TC_ACT_OK;
 	if (bpf_skb_load_bytes(skb, off + 4, &nonce, sizeof(nonce)))
 		return TC_ACT_OK;
-	probes++;
-	if (tail == head) {
-		probes_idle++;
+	probes[f]++;
+	if (tail[f] == head[f]) {
+		probes_idle[f]++;
 		return TC_ACT_SHOT;
 	}
+	buf = bpf_map_lookup_elem(&scratch, &zero);
+	if (!buf)
+		return TC_ACT_SHOT;
 
-	sk_hpcc = lookup(skb, ip, server_port, client_port);
+	sk_hpcc = lookup(skb, ip, server_port, sport);
 	if (!sk_hpcc) {
-		lookups_failed++;
+		__sync_fetch_and_add(&lookups_failed, 1);
 		return TC_ACT_SHOT;
 	}
 	sk_cubic = lookup(skb, ip, server_port, cubic_port);
 	if (!sk_cubic) {
-		lookups_failed++;
+		__sync_fetch_and_add(&lookups_failed, 1);
 		bpf_sk_release(sk_hpcc);
 		return TC_ACT_SHOT;
 	}
 	tp_hpcc = bpf_skc_to_tcp_sock(sk_hpcc);
 	tp_cubic = bpf_skc_to_tcp_sock(sk_cubic);
 	if (!tp_hpcc || !tp_cubic) {
-		lookups_failed++;
+		__sync_fetch_and_add(&lookups_failed, 1);
 		goto out;
 	}
 
 	for (i = 0; i < LF_PER_PROBE; i++) {
-		__u32 t = tail, idx = t & (LF_RING - 1);
-		struct lf_entry *e = &ring[idx];
+		__u32 t = tail[f], idx = t & (LF_RING - 1);
+		struct lf_entry *e = &ring[f][idx];
 		struct tcp_sock *tp;
 		__u32 flags;
 		int ret;
 
-		if (t == head)
+		if (t == head[f])
 			break;
-		__builtin_memcpy(&buf, &e->p, sizeof(buf));
+		__builtin_memcpy(buf, &e->p, sizeof(*buf));
 		flags = e->flags;
 		if (flags & LF_NONCE_XOR)
-			buf.hdr.nonce = nonce ^ e->p.hdr.nonce;
+			buf->hdr.nonce = nonce ^ e->p.hdr.nonce;
 		else if (!(flags & LF_NONCE_RAW))
-			buf.hdr.nonce = nonce;
+			buf->hdr.nonce = nonce;
 		tp = flags & LF_CUBIC ? tp_cubic : tp_hpcc;
 		switch (e->size) {
 		case LF_SZ_HDR:
-			ret = bpf_hpcc_report(tp, &buf, sizeof(buf.hdr));
+			ret = bpf_hpcc_report(tp, buf, sizeof(buf->hdr));
 			break;
 		case LF_SZ_SHORT:
-			ret = bpf_hpcc_report(tp, &buf, sizeof(buf) - 32);
+			ret = bpf_hpcc_report(tp, buf, sizeof(*buf) - 32);
 			break;
 		default:
-			ret = bpf_hpcc_report(tp, &buf, sizeof(buf));
+			ret = bpf_hpcc_report(tp, buf, sizeof(*buf));
 		}
-		rc[idx] = ret;
-		calls++;
-		tail = t + 1;
+		rc[f][idx] = ret;
+		__sync_fetch_and_add(&calls, 1);
+		tail[f] = t + 1;
 		if (flags & LF_LAST)
 			break;
 	}

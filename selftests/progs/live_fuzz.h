@@ -3,7 +3,8 @@
 #ifndef _LIVE_FUZZ_H
 #define _LIVE_FUZZ_H
 
-#define LF_RING		512	/* entries, a power of two */
+#define LF_FLOWS	4	/* hpcc flows fuzzed at once */
+#define LF_RING		256	/* entries per flow, a power of two */
 #define LF_PER_PROBE	16	/* most kfunc calls per probe */
 
 /* lf_entry.flags */
