@@ -4,12 +4,16 @@
  * namespaces while telemetry reports arrive and readers look at the flows:
  *
  *   hpcc_ccswitch -a NS_A -b NS_B -s ADDR_B -p PORT [-n CONNS] [-t SECS]
+ *                 [-T MAX_SECS] [-m MIN_SWITCHES] [-r MIN_REPORTS]
  *                 [-d DWELL_US] CC...
  *
  * CONNS connections from NS_A to ADDR_B:PORT in NS_B (both ends in this
  * process), each carrying a byte-exact pattern stream in both directions
- * (hpcc_stream.h: every byte compared, SHA-256 on both ends). For SECS
- * seconds one thread cycles TCP_CONGESTION through CC... on both ends of
+ * (hpcc_stream.h: every byte compared, SHA-256 on both ends). For at least
+ * SECS seconds, and until MIN_SWITCHES rounds (1000), MIN_REPORTS reports
+ * accepted (50), 10000 TCP_CC_INFO reads, 50 dumps in each namespace and
+ * 10 hpcc sockets dumped with their info, but no longer than MAX_SECS
+ * (SECS * 10), one thread cycles TCP_CONGESTION through CC... on both ends of
  * every connection, dwelling a random 0..DWELL_US between rounds so that
  * some hpcc periods last long enough for a probe's response; one reads
  * TCP_CC_INFO and TCP_INFO round robin; one per namespace dumps TCP
@@ -37,7 +41,8 @@
 
 static atomic_int stop, errors;
 static char **ccs;
-static int nconns = 4, port, secs = 10, dwell_us = 2000;
+static int nconns = 4, port, secs = 10, max_secs, dwell_us = 2000;
+static unsigned long min_switches = 1000, min_reports = 50;
 static int fds[2 * MAX_CONNS];		/* a0 b0 a1 b1 ... */
 static unsigned long n_switch, n_info, n_tcpinfo, n_diag[2], n_diag_socks[2],
 		     n_diag_hpcc[2], n_diag_hpcc_info[2];
@@ -321,7 +326,7 @@ int main(int argc, char **argv)
 	int opt, lfd, intact = 0;
 	double t0;
 
-	while ((opt = getopt(argc, argv, "+a:b:s:p:n:t:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "+a:b:s:p:n:t:T:m:r:d:")) != -1) {
 		switch (opt) {
 		case 'a': ns_a = optarg; break;
 		case 'b': ns_b = optarg; break;
@@ -329,6 +334,9 @@ int main(int argc, char **argv)
 		case 'p': port = atoi(optarg); break;
 		case 'n': nconns = atoi(optarg); break;
 		case 't': secs = atoi(optarg); break;
+		case 'T': max_secs = atoi(optarg); break;
+		case 'm': min_switches = strtoul(optarg, NULL, 0); break;
+		case 'r': min_reports = strtoul(optarg, NULL, 0); break;
 		case 'd': dwell_us = atoi(optarg); break;
 		default: goto usage;
 		}
@@ -337,10 +345,12 @@ int main(int argc, char **argv)
 	if (!ns_a || !ns_b || !addr || !port || optind >= argc ||
 	    argc - optind > 16 || nconns < 1 || nconns > MAX_CONNS || secs < 1) {
 usage:
-		fprintf(stderr, "usage: hpcc_ccswitch -a NS_A -b NS_B -s ADDR_B -p PORT [-n CONNS] [-t SECS] [-d DWELL_US] CC...\n");
+		fprintf(stderr, "usage: hpcc_ccswitch -a NS_A -b NS_B -s ADDR_B -p PORT [-n CONNS] [-t SECS] [-T MAX_SECS] [-m MIN_SWITCHES] [-r MIN_REPORTS] [-d DWELL_US] CC...\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (max_secs < secs)
+		max_secs = secs * 10;
 
 	/* B: the listener and B's diag socket; A: the rest */
 	if (hs_setns(ns_b) || (lfd = make_listener()) < 0 ||
@@ -381,7 +391,11 @@ usage:
 		usleep(1000);
 	acc0 = hs_stat("ReportsAccepted");
 	used0 = hs_stat("ReportsUsed");
-	while (hs_now() - t0 < secs && !atomic_load(&stop))
+	while (!atomic_load(&stop) && hs_now() - t0 < max_secs &&
+	       (hs_now() - t0 < secs || n_switch < min_switches ||
+		n_info < 10000 || n_diag[0] < 50 || n_diag[1] < 50 ||
+		n_diag_hpcc_info[0] + n_diag_hpcc_info[1] < 10 ||
+		hs_stat("ReportsAccepted") - acc0 < (long long)min_reports))
 		usleep(20000);
 	acc1 = hs_stat("ReportsAccepted");
 	used1 = hs_stat("ReportsUsed");
