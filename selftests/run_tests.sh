@@ -50,11 +50,13 @@ for t; do
 	echo "# selftests: hpcc: $t"
 	mark="hpcc-gate: $$ begin $n $t"
 	echo "$mark" >/dev/kmsg 2>/dev/null
+	started=$(cut -d. -f1 /proc/uptime)
 	{
 		timeout "${timeout:-600}" "./selftests/$t" 2>&1
 		echo $? >"$tmp/rc"
 	} | tee "$tmp/out" | sed 's/^/# /'
 	rc=$(cat "$tmp/rc")
+	echo "# $t took $(($(cut -d. -f1 /proc/uptime) - started)) s"
 
 	klog=ok note=
 	if [ -n "$klog_check" ]; then
@@ -96,7 +98,7 @@ if [ -n "$kmemleak" ]; then
 			echo "ok $n kmemleak: no leak of tcp_hpcc ($leaks unreferenced objects elsewhere)"
 		else
 			failed=$((failed + 1))
-			echo "not ok $n kmemleak: leaks of tcp_hpcc"
+			echo "not ok $n kmemleak: leaks of tcp_hpcc (or of code unloaded since)"
 			sed 's/^/# /' "$tmp/leaks"
 		fi
 	else

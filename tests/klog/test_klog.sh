@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # TAP tests of scripts/klog-check.sh, the kernel log gate of the VM tests:
 # fixture logs (a clean boot that must pass, one sample of every report kind
-# that must fail, kmemleak reports with and without tcp_hpcc) and single
+# that must fail, kmemleak reports with and without tcp_hpcc; the "ptrval"
+# one is the debug VM's report of a test module's leak from its init) and single
 # lines, under this machine's awk and under busybox awk as in the VM.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,6 +39,7 @@ cases=(
 	"soft-lockup.log           1 BUG:.soft.lockup                           -"
 	"kmemleak-hpcc.log         1 unreferenced.object.0xffff888006d2a900     -"
 	"kmemleak-unloaded.log     1 unreferenced.object.0xffff888006d2a900     -"
+	"kmemleak-ptrval.log       1 unreferenced.object.0xffff88807f706000     -"
 	"kmemleak-other.log        0 -                                          -"
 	"kmemleak-mixed.log        1 unreferenced.object.0xffff888006d2a900     acpi_ps_alloc_op"
 	"kmemleak-dmesg.log        1 kmemleak:.unreferenced.object              -"
