@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * common.c - what every command uses: messages, capabilities, tcp_hpcc's
+ * What every command uses: messages, capabilities, tcp_hpcc's
  * sysfs files, option values, interface names, human units.
  */
 #define _GNU_SOURCE
@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,54 +31,21 @@ int verbose;
 
 /* ------------------------------------------------------------ messages */
 
-/* "hpcc-probe: @prefix<message>", without the newline. */
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
+/* Before a message on stderr: what is on stdout goes first. errno is
+ * kept for the message's strerror().
+ */
+void msg_flush(void)
 {
+	int err = errno;
+
 	fflush(stdout);
-	fprintf(stderr, PROG ": %s", prefix);
-	vfprintf(stderr, fmt, ap);
+	errno = err;
 }
 
-void errmsg(const char *fmt, ...)
+/* usage_err()'s CMD: "" for none. */
+const char *msg_cmd(const char *cmd)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-void warnmsg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning: ", fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void usage_err(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see '" PROG " %s--help')\n", cmd ? cmd : "");
-	exit(2);
+	return cmd ? cmd : "";
 }
 
 const char *vhint(void)
@@ -217,8 +183,8 @@ void dscp_defaults(int *probe, int *resp, const char *cmd)
 			HPCC_DSCP_RESPONSE_DEFAULT;
 	if (m.loaded && m.probe_dscp > 0 &&
 	    (*probe != m.probe_dscp || *resp != m.resp_dscp))
-		warnmsg("%s: DSCPs %d/%d differ from tcp_hpcc's probe_dscp=%d "
-			"response_dscp=%d", cmd, *probe, *resp, m.probe_dscp,
+		warnmsg("%s: DSCPs %d/%d differ from tcp_hpcc's probe_dscp=%d response_dscp=%d",
+			cmd, *probe, *resp, m.probe_dscp,
 			m.resp_dscp);
 }
 
@@ -251,9 +217,8 @@ bool ifname_valid(const char *name)
 void check_ifname(const char *cmd, const char *name)
 {
 	if (!ifname_valid(name))
-		usage_err(cmd, "bad device name '%s': an interface name has 1 "
-			  "to %d bytes, no '/', ':' or whitespace, and is not "
-			  "'.' or '..'", name, IF_NAMESIZE - 1);
+		usage_err(cmd, "bad device name '%s': an interface name has 1 to %d bytes, no '/', ':' or whitespace, and is not '.' or '..'",
+			  name, IF_NAMESIZE - 1);
 }
 
 /* Does @dev hand tc its packets from the IP header on (tun, wireguard,
@@ -283,9 +248,8 @@ bool dev_raw_ip(const char *dev, int ifindex)
 	if (type < 0)
 		die("cannot read the link type of %s: %s", dev,
 		    strerror(-type));
-	die("%s has link type %d, neither Ethernet nor raw IP (tun, "
-	    "wireguard, ipip, sit, ip6tnl, gre, ppp): the programs cannot "
-	    "parse its packets", dev, type);
+	die("%s has link type %d, neither Ethernet nor raw IP (tun, wireguard, ipip, sit, ip6tnl, gre, ppp): the programs cannot parse its packets",
+	    dev, type);
 }
 
 /* ------------------------------------------------------- time, random */
@@ -311,7 +275,7 @@ __u32 rnd32(void)
 
 const char *fmt_rate_bps(double bits, char *buf, size_t len)
 {
-	static const char *u[] = { "bit/s", "kbit/s", "Mbit/s", "Gbit/s",
+	static const char * const u[] = { "bit/s", "kbit/s", "Mbit/s", "Gbit/s",
 				   "Tbit/s" };
 	int i = 0;
 
@@ -328,7 +292,7 @@ const char *fmt_rate_bps(double bits, char *buf, size_t len)
 
 const char *fmt_bytes(double b, char *buf, size_t len)
 {
-	static const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	static const char * const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	int i = 0;
 
 	while (b >= 1024. && i < 4) {
@@ -361,8 +325,7 @@ const char *fmt_ns(long long ns, char *buf, size_t len)
 /* Options of a command that takes only --help: true when help was shown.
  * Leaves optind at the first operand.
  */
-bool help_only(int argc, char **argv, const char *cmd,
-		      const char *usage)
+bool help_only(int argc, char **argv, const char *cmd, const char *usage)
 {
 	static const struct option lo[] = {
 		{ "help", no_argument, NULL, 'h' },

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flows.c - `hpcc-probe flows`: tcp_hpcc's flows (/proc/net/tcp_hpcc),
+ * `hpcc-probe flows`: tcp_hpcc's flows (/proc/net/tcp_hpcc),
  * formatted.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probe.h"
@@ -50,8 +51,12 @@ static bool num(const struct words *l, const int *idx, int k,
 		unsigned long long *v)
 {
 	const char *s = col(l, idx, k);
+	char *end;
 
-	return s && sscanf(s, "%llu", v) == 1;
+	if (!s)
+		return false;
+	*v = strtoull(s, &end, 10);
+	return end != s;
 }
 
 /* Read the header of @f: where each column is in @idx, -1 if absent. */
@@ -106,7 +111,8 @@ static void flows_print(const struct words *l, const int *idx)
 	       bn, rate, age, prtt, hops);
 }
 
-static const char flows_usage[] = "Usage: " PROG " [-n NETNS] flows\n\nThe tcp_hpcc flows of the network namespace (/proc/net/tcp_hpcc): window W, utilisation U, bottleneck hop, pacing rate, age of the last telemetry.\n";
+static const char flows_usage[] =
+	"Usage: " PROG " [-n NETNS] flows\n\nThe tcp_hpcc flows of the network namespace (/proc/net/tcp_hpcc): window W, utilisation U, bottleneck hop, pacing rate, age of the last telemetry.\n";
 
 int cmd_flows(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * host.c - `hpcc-probe host attach|detach DEV`: hpcc_host on DEV's tc
+ * `hpcc-probe host attach|detach DEV`: hpcc_host on DEV's tc
  * ingress, pinned under PIN_ROOT/host/DEV.
  */
 #define _GNU_SOURCE
@@ -18,8 +18,7 @@
 #include "hpcc_host.skel.h"
 
 const char *host_usage =
-	"Usage: " PROG " [-n NETNS] host attach DEV [--probe-dscp N] "
-	"[--response-dscp N]\n"
+	"Usage: " PROG " [-n NETNS] host attach DEV [--probe-dscp N] [--response-dscp N]\n"
 	"       " PROG " [-n NETNS] host detach DEV\n"
 	"\n"
 	"Attach hpcc_host (probe reflector, response delivery to tcp_hpcc)\n"
@@ -75,9 +74,8 @@ static void host_check_module(struct host_opts *o, struct modinfo *m)
 {
 	module_info(m);
 	if (m->loaded && !m->btf)
-		die("tcp_hpcc is loaded without BTF (%s missing): its kfunc is "
-		    "not registered and no response could be delivered; "
-		    "rebuild the module with BTF", "/sys/kernel/btf/tcp_hpcc");
+		die("tcp_hpcc is loaded without BTF (%s missing): its kfunc is not registered and no response could be delivered; rebuild the module with BTF",
+		    "/sys/kernel/btf/tcp_hpcc");
 	dscp_defaults(&o->probe, &o->resp, "host attach");
 	check_dscps(o->probe, o->resp, "host attach ");
 }
@@ -196,10 +194,12 @@ err_unpin:
  */
 static void host_wait_module_ref(__u32 id, int refcnt)
 {
-	int i, gone = 0, now, fd;
+	int i, gone = 0;
 
 	for (i = 0; refcnt > 0 && i < 200 && gone < 10; i++) {
-		now = sys_read_int("/sys/module/tcp_hpcc/refcnt");
+		int now = sys_read_int("/sys/module/tcp_hpcc/refcnt");
+		int fd;
+
 		if (now < 0 || now < refcnt)
 			break;
 		/* Loaded before the module: no reference to wait for. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - hpcc-probe: attach, inspect and exercise the HPCC++ tc programs.
+ * hpcc-probe: attach, inspect and exercise the HPCC++ tc programs.
  *
  *   hpcc-probe [-n NETNS] [-v] host attach|detach DEV ...
  *   hpcc-probe [-n NETNS] [-v] switch attach|detach DEV ...

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netns.c - network namespaces: entering one (-n), telling the initial
+ * Network namespaces: entering one (-n), telling the initial
  * ones, a namespace's cookie and pin directory, its devices.
  */
 #define _GNU_SOURCE

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nl.c - the rtnetlink questions libbpf cannot answer: which qdisc is a
+ * The rtnetlink questions libbpf cannot answer: which qdisc is a
  * device's root, does a clsact hook still hold filters (so that detaching
  * our filter may also remove the clsact qdisc without taking anybody
  * else's filters with it), and what link layer a device has.
@@ -17,6 +17,14 @@
 
 typedef int (*nl_cb)(const struct nlmsghdr *nh, void *arg);
 
+/* Where the kernel's answers land, aligned for struct nlmsghdr. One at a
+ * time: nothing here runs concurrently.
+ */
+static union {
+	struct nlmsghdr nh;
+	char b[65536];
+} nl_buf;
+
 /* Dump @type (RTM_GETQDISC, RTM_GETTFILTER) for @ifindex/@parent and call
  * @cb for each answer. Returns 0 or -errno.
  */
@@ -27,7 +35,7 @@ static int nl_dump(int type, int ifindex, __u32 parent, nl_cb cb, void *arg)
 		struct tcmsg tc;
 	} req = {
 		.nh = {
-			.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
+			.nlmsg_len = NLMSG_LENGTH(sizeof(req.tc)),
 			.nlmsg_type = type,
 			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
 			.nlmsg_seq = 1,
@@ -39,7 +47,6 @@ static int nl_dump(int type, int ifindex, __u32 parent, nl_cb cb, void *arg)
 		},
 	};
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	static char buf[65536] __attribute__((aligned(4)));
 	int fd, ret = 0;
 	bool done = false;
 
@@ -53,7 +60,7 @@ static int nl_dump(int type, int ifindex, __u32 parent, nl_cb cb, void *arg)
 	}
 	while (!done) {
 		struct nlmsghdr *nh;
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		ssize_t n = recv(fd, nl_buf.b, sizeof(nl_buf.b), 0);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -63,7 +70,7 @@ static int nl_dump(int type, int ifindex, __u32 parent, nl_cb cb, void *arg)
 		}
 		if (n == 0)
 			break;
-		for (nh = (void *)buf; NLMSG_OK(nh, (size_t)n);
+		for (nh = &nl_buf.nh; NLMSG_OK(nh, (size_t)n);
 		     nh = NLMSG_NEXT(nh, n)) {
 			if (nh->nlmsg_type == NLMSG_DONE) {
 				done = true;
@@ -172,7 +179,7 @@ int nl_link_type(int ifindex)
 		struct ifinfomsg ifi;
 	} req = {
 		.nh = {
-			.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+			.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifi)),
 			.nlmsg_type = RTM_GETLINK,
 			.nlmsg_flags = NLM_F_REQUEST,
 			.nlmsg_seq = 1,
@@ -183,7 +190,6 @@ int nl_link_type(int ifindex)
 		},
 	};
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	static char buf[32768] __attribute__((aligned(4)));
 	struct nlmsghdr *nh;
 	int fd, ret = -ENOENT;
 	ssize_t n;
@@ -197,13 +203,13 @@ int nl_link_type(int ifindex)
 		goto out;
 	}
 	do {
-		n = recv(fd, buf, sizeof(buf), 0);
+		n = recv(fd, nl_buf.b, sizeof(nl_buf.b), 0);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		ret = -errno;
 		goto out;
 	}
-	for (nh = (void *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+	for (nh = &nl_buf.nh; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
 		if (nh->nlmsg_type == NLMSG_ERROR) {
 			ret = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
 			break;

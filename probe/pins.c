@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pins.c - bpffs: finding or mounting it, the lock, pin paths and
+ * bpffs: finding or mounting it, the lock, pin paths and
  * directories, pinning and unpinning.
  */
 #define _GNU_SOURCE
@@ -40,29 +40,41 @@ static bool is_bpffs(const char *path)
  * namespace (the network namespace stays ours), whose bpffs outlives us.
  * With @create, mount one when init has none either, as bpftool does.
  */
-bool find_bpffs(bool create)
+/* Join init's mount namespace (the network namespace stays ours). If it
+ * cannot be done, false, errno telling why.
+ */
+static bool join_init_mntns(void)
 {
 	char path[64];
-	const char *p;
 	int fd;
 
+	if (!init_ns_path("mnt", path, sizeof(path)))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (setns(fd, CLONE_NEWNS)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+bool find_bpffs(bool create)
+{
 	if (is_bpffs(BPFFS))
 		return true;
 	if (!in_init_ns("mnt")) {
-		p = init_ns_path("mnt", path, sizeof(path));
-		fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
-		if (fd < 0 || setns(fd, CLONE_NEWNS)) {
+		if (!join_init_mntns()) {
 			if (create)
-				die("no bpffs at " BPFFS " in this mount "
-				    "namespace and cannot join init's (%s): "
-				    "pins would not outlive the command; use '"
-				    PROG " -n NETNS ...' rather than 'ip netns "
-				    "exec'", strerror(errno));
-			if (fd >= 0)
-				close(fd);
+				die("no bpffs at " BPFFS " in this mount namespace and cannot join init's (%s): pins would not outlive the command; use '" PROG " -n NETNS ...' rather than 'ip netns exec'",
+				    strerror(errno));
 			return false;
 		}
-		close(fd);
 		if (is_bpffs(BPFFS))
 			return true;
 	}
@@ -124,8 +136,7 @@ const char *pin_path(const char *dir, const char *name, char *buf,
 
 /* Pin @prog as @prog_name and each of @maps under @dir: 0 or -errno. */
 int pin_objects(const char *dir, struct bpf_program *prog,
-		       const char *prog_name, const struct pin_map *maps,
-		       int n)
+		const char *prog_name, const struct pin_map *maps, int n)
 {
 	char path[PATH_MAX];
 	int err, i;
@@ -162,27 +173,33 @@ static bool pin_dir_inside(const char *dir)
 /* Unpin everything in @dir, remove it and the parents it leaves empty up
  * to PIN_ROOT (excluded: it carries the lock).
  */
-void rm_pin_dir(const char *dir)
+static void unpin_all(const char *dir)
 {
-	char buf[PATH_MAX], path[PATH_MAX];
+	char path[PATH_MAX];
 	struct dirent *e;
 	DIR *d;
-	char *slash;
+
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			unlink(pin_path(dir, e->d_name, path, sizeof(path)));
+	closedir(d);
+}
+
+void rm_pin_dir(const char *dir)
+{
+	char buf[PATH_MAX];
 
 	if (!pin_dir_inside(dir))
 		die("refusing to remove %s: not a directory below " PIN_ROOT,
 		    dir);
-	d = opendir(dir);
-	if (d) {
-		while ((e = readdir(d)))
-			if (e->d_name[0] != '.')
-				unlink(pin_path(dir, e->d_name, path,
-						sizeof(path)));
-		closedir(d);
-	}
+	unpin_all(dir);
 	snprintf(buf, sizeof(buf), "%s", dir);
 	while (strlen(buf) > strlen(PIN_ROOT) && !rmdir(buf)) {
-		slash = strrchr(buf, '/');
+		char *slash = strrchr(buf, '/');
+
 		if (!slash)
 			break;
 		*slash = 0;
@@ -298,6 +315,6 @@ void sw_close(struct sw *s)
 		close(s->cfg);
 	if (s->qsnap >= 0)
 		close(s->qsnap);
-	s->prog = s->cfg = s->qsnap = -1;
+	*s = (struct sw)SW_CLOSED;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pkt.c - an HPCC probe on the wire, as tcp_hpcc.ko sends them: a TCP
+ * An HPCC probe on the wire, as tcp_hpcc.ko sends them: a TCP
  * segment without control flags, the probe DSCP, struct hpcc_probe as
  * payload, a valid TCP checksum; and the test that a packet is the
  * response to it.
@@ -18,8 +18,8 @@
 
 #define TTL		64
 
-_Static_assert(PROBE_PKT_MAX == sizeof(struct ipv6hdr) +
-	       sizeof(struct tcphdr) + sizeof(struct hpcc_probe),
+_Static_assert(sizeof(struct ipv6hdr) + sizeof(struct tcphdr) +
+	       sizeof(struct hpcc_probe) == PROBE_PKT_MAX,
 	       "PROBE_PKT_MAX: the IPv6 probe");
 
 /* One's complement sum, big-endian words. */

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <linux/types.h>
@@ -55,13 +56,37 @@
 
 extern int verbose;
 
-/* One line on stderr, "hpcc-probe: ..."; die() exits with status 1. */
-void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Usage error: the message, then "see hpcc-probe CMD --help"; exit 2. */
-void usage_err(const char *cmd, const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 2, 3)));
+/*
+ * Messages: one line on stderr, "hpcc-probe: ...", after what stdout
+ * holds so far. die() then exits with status 1; usage_err() adds "(see
+ * 'hpcc-probe CMD--help')" and exits with status 2. Macros, as pr_err() is,
+ * so that printf() checks each format against its arguments.
+ */
+void msg_flush(void);
+const char *msg_cmd(const char *cmd);
+
+#define errmsg(fmt, ...)						\
+	do {								\
+		msg_flush();						\
+		fprintf(stderr, PROG ": " fmt "\n", ##__VA_ARGS__);	\
+	} while (0)
+
+#define warnmsg(fmt, ...)	errmsg("warning: " fmt, ##__VA_ARGS__)
+
+#define die(fmt, ...)							\
+	do {								\
+		errmsg(fmt, ##__VA_ARGS__);				\
+		exit(1);						\
+	} while (0)
+
+#define usage_err(cmd, fmt, ...)					\
+	do {								\
+		errmsg(fmt " (see '" PROG " %s--help')", ##__VA_ARGS__,	\
+		       msg_cmd(cmd));					\
+		exit(2);						\
+	} while (0)
+
+/* " (run with -v for libbpf's log)" unless it runs with -v */
 const char *vhint(void);
 
 /* Capabilities: die with the standard message unless we have them. */
@@ -81,6 +106,7 @@ struct modinfo {
 	int probe_dscp;		/* its parameters, -1 if unreadable */
 	int resp_dscp;
 };
+
 void module_info(struct modinfo *m);
 bool exists(const char *path);
 
@@ -132,6 +158,7 @@ struct pin_map {
 	struct bpf_map *map;
 	const char *name;
 };
+
 int pin_objects(const char *dir, struct bpf_program *prog,
 		const char *prog_name, const struct pin_map *maps, int n);
 void rm_pin_dir(const char *dir);
@@ -149,6 +176,8 @@ struct sw {
 	int prog, cfg, qsnap;
 	__u32 prog_id;
 };
+
+#define SW_CLOSED	{ .prog = -1, .cfg = -1, .qsnap = -1 }
 int sw_open(const char *dir, struct sw *s);
 void sw_close(struct sw *s);
 

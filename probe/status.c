@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * status.c - `hpcc-probe status`: every attachment in every network
+ * `hpcc-probe status`: every attachment in every network
  * namespace it can find, the programs' counters, tcp_hpcc's state.
  */
 #define _GNU_SOURCE
@@ -55,9 +55,10 @@ static int read_counters(int fd, __u64 *out)
 
 static void print_counters(const char *dir)
 {
-	__u64 cnt[HPCC_CNT_MAX];
-	unsigned int i;
+	const unsigned int rows = (HPCC_CNT_MAX + 1) / 2;
 	int fd = pinned_fd(dir, PIN_COUNTERS);
+	__u64 cnt[HPCC_CNT_MAX];
+	unsigned int i, j;
 
 	if (fd < 0 || read_counters(fd, cnt)) {
 		printf("  counters: unreadable (%s)\n", strerror(errno));
@@ -68,12 +69,8 @@ static void print_counters(const char *dir)
 	close(fd);
 	/* Two columns, in enum order down each column. */
 	printf("  counters:\n");
-	for (i = 0; i < (HPCC_CNT_MAX + 1) / 2; i++) {
-		unsigned int j = i + (HPCC_CNT_MAX + 1) / 2;
-
-		printf("    %-20s %12llu", hpcc_counter_name(i),
-		       (unsigned long long)cnt[i]);
-		if (j < HPCC_CNT_MAX)
+	for (i = 0; i < rows; i++) {
+		for (j = i; j < HPCC_CNT_MAX; j += rows)
 			printf("    %-20s %12llu", hpcc_counter_name(j),
 			       (unsigned long long)cnt[j]);
 		printf("\n");
@@ -230,6 +227,7 @@ static void show_qsnap(const struct sw *s, __u32 ifindex, const char *qkind)
 	struct hpcc_qsnap_dev *d;
 	__u64 bytes = 0, ts = 0;
 	char b1[32], b2[32];
+	bool mq;
 
 	d = calloc(1, sizeof(*d));
 	if (!d || bpf_map_lookup_elem(s->qsnap, &ifindex, d)) {
@@ -238,7 +236,8 @@ static void show_qsnap(const struct sw *s, __u32 ifindex, const char *qkind)
 		free(d);
 		return;
 	}
-	n = (d->flags & HPCC_QSNAP_F_MQ) ? d->ntxq : 1;
+	mq = d->flags & HPCC_QSNAP_F_MQ;
+	n = mq ? d->ntxq : 1;
 	for (i = 0; i < n && i < HPCC_MAX_TXQ; i++) {
 		if (d->q[i].root != d->root)
 			continue;
@@ -248,17 +247,17 @@ static void show_qsnap(const struct sw *s, __u32 ifindex, const char *qkind)
 			ts = d->q[i].ts_ns;
 		found++;
 	}
-	if (!found)
-		printf("    queue snapshot: none for the current root qdisc\n");
-	else
-		printf("    queue snapshot: backlog %u B, sent %llu B%s%s%s, %s old%s\n",
-		       backlog, (unsigned long long)bytes,
-		       bytes >= 1024 ? " (" : "",
-		       bytes >= 1024 ? fmt_bytes(bytes, b1, sizeof(b1)) : "",
-		       bytes >= 1024 ? ")" : "",
-		       fmt_ns((long long)(now_ns() - ts), b2, sizeof(b2)),
-		       d->flags & HPCC_QSNAP_F_MQ ? ", per tx queue" : "");
 	free(d);
+	if (!found) {
+		printf("    queue snapshot: none for the current root qdisc\n");
+		return;
+	}
+	printf("    queue snapshot: backlog %u B, sent %llu B%s%s%s, %s old%s\n",
+	       backlog, (unsigned long long)bytes, bytes >= 1024 ? " (" : "",
+	       bytes >= 1024 ? fmt_bytes(bytes, b1, sizeof(b1)) : "",
+	       bytes >= 1024 ? ")" : "",
+	       fmt_ns((long long)(now_ns() - ts), b2, sizeof(b2)),
+	       mq ? ", per tx queue" : "");
 }
 
 static void show_port(const struct sw *s, __u32 ifindex,
@@ -283,7 +282,7 @@ static void show_port(const struct sw *s, __u32 ifindex,
 
 static void show_switch(const char *dir, const char *label, bool in_ns)
 {
-	struct sw s = { .prog = -1, .cfg = -1, .qsnap = -1 };
+	struct sw s = SW_CLOSED;
 	__u32 key, *prev = NULL;
 	struct hpcc_port_cfg cfg;
 	struct dirent *e;
@@ -330,14 +329,14 @@ static int show_ns_dir(struct ns_set *set, const char *base,
 			continue;
 		snprintf(dir, sizeof(dir), "%s/host/%s", base, e->d_name);
 		show_host(dir, pin_name_dev(e->d_name, name, sizeof(name)),
-			  label, ns != NULL);
+			  label, ns);
 		shown++;
 	}
 	if (d)
 		closedir(d);
 	snprintf(dir, sizeof(dir), "%s/switch", base);
 	if (exists(dir)) {
-		show_switch(dir, label, ns != NULL);
+		show_switch(dir, label, ns);
 		shown++;
 	}
 	setns(set->home, CLONE_NEWNET);
@@ -355,8 +354,8 @@ static void show_module(void)
 		printf("module tcp_hpcc: not loaded\n");
 		return;
 	}
-	printf("module tcp_hpcc: loaded, BTF %s, probe_dscp %d, "
-	       "response_dscp %d\n", m.btf ? "present" :
+	printf("module tcp_hpcc: loaded, BTF %s, probe_dscp %d, response_dscp %d\n",
+	       m.btf ? "present" :
 	       "MISSING (kfunc not registered)", m.probe_dscp, m.resp_dscp);
 	f = sys_fopen("/proc/net/tcp_hpcc_stat");
 	if (!f)
@@ -372,10 +371,8 @@ static void show_module(void)
 	fclose(f);
 }
 
-static const char status_usage[] = "Usage: " PROG " status\n\nWhat is attached "
-	"where (every network namespace), with the "
-	"programs' counters and tcp_hpcc's statistics."
-	"\n";
+static const char status_usage[] =
+	"Usage: " PROG " status\n\nWhat is attached where (every network namespace), with the programs' counters and tcp_hpcc's statistics.\n";
 
 /* Every namespace's pins: init's straight under PIN_ROOT, the others'
  * under PIN_ROOT/netns/COOKIE. How many instances were shown.
@@ -383,7 +380,6 @@ static const char status_usage[] = "Usage: " PROG " status\n\nWhat is attached "
 static int show_pins(void)
 {
 	char base[PATH_MAX], label[400];
-	unsigned long long ck;
 	struct ns_set *set;
 	struct nsent *ns;
 	struct dirent *e;
@@ -397,7 +393,11 @@ static int show_pins(void)
 			    ns ? "netns init" : "netns init, cannot enter it");
 	d = opendir(PIN_ROOT "/netns");
 	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || sscanf(e->d_name, "%llu", &ck) != 1)
+		unsigned long long ck;
+		char *end;
+
+		ck = strtoull(e->d_name, &end, 10);
+		if (e->d_name[0] == '.' || end == e->d_name)
 			continue;
 		ns = ns_find(set, ck);
 		if (ns)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * switch.c - `hpcc-probe switch attach|detach DEV`: hpcc_switch on
+ * `hpcc-probe switch attach|detach DEV`: hpcc_switch on
  * DEV's tc egress, one instance per network namespace, pinned under
  * PIN_ROOT/switch.
  */
@@ -64,24 +64,22 @@ static __u32 parse_rate(const char *s)
 	}
 	mb = bits / 1e6;
 	if (mb < 1.)
-		usage_err("switch attach ", "bad rate '%s': must be at least "
-			  "1 Mbit/s", s);
+		usage_err("switch attach ", "bad rate '%s': must be at least 1 Mbit/s",
+			  s);
 	if (mb > (double)UINT32_MAX)
-		usage_err("switch attach ", "bad rate '%s': must be at most "
-			  "%u Mbit/s", s, UINT32_MAX);
+		usage_err("switch attach ", "bad rate '%s': must be at most %u Mbit/s",
+			  s, UINT32_MAX);
 	if (fabs(mb - round(mb)) > 1e-6)
-		warnmsg("rate %s is %.3f Mbit/s: hops carry whole Mbit/s, "
-			"using %.0f", s, mb, round(mb));
+		warnmsg("rate %s is %.3f Mbit/s: hops carry whole Mbit/s, using %.0f",
+			s, mb, round(mb));
 	return (__u32)round(mb);
 bad:
-	usage_err("switch attach ", "bad rate '%s': expected a number with "
-		  "an optional tc unit (bit, kbit, mbit, gbit, tbit, bps, "
-		  "kbps...), e.g. 100mbit or 10gbit", s ? s : "");
+	usage_err("switch attach ", "bad rate '%s': expected a number with an optional tc unit (bit, kbit, mbit, gbit, tbit, bps, kbps...), e.g. 100mbit or 10gbit",
+		  s ? s : "");
 }
 
 const char *switch_usage =
-	"Usage: " PROG " [-n NETNS] switch attach DEV --rate RATE "
-	"[--switch-id N] [--port-id N]\n"
+	"Usage: " PROG " [-n NETNS] switch attach DEV --rate RATE [--switch-id N] [--port-id N]\n"
 	"                  [--probe-dscp N] [--response-dscp N]\n"
 	"       " PROG " [-n NETNS] switch detach DEV | --all\n"
 	"\n"
@@ -142,26 +140,35 @@ static __u32 fnv1a(const char *s)
 /* Default switch id: the lowest non-loopback IPv4 address of the namespace
  * (like a router id), else FNV-1a of the hostname. @how says which.
  */
-static __u32 default_switch_id(char *how, size_t len)
+/* The namespace's lowest IPv4 address but loopback's, 0 if none. */
+static __u32 lowest_ipv4(void)
 {
 	struct ifaddrs *ifa, *i;
-	__u32 best = 0, a;
+	__u32 best = 0;
+
+	if (getifaddrs(&ifa))
+		return 0;
+	for (i = ifa; i; i = i->ifa_next) {
+		__u32 a;
+
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+		    (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		a = ntohl(((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr);
+		if ((a >> 24) == 127 || !a)
+			continue;
+		if (!best || a < best)
+			best = a;
+	}
+	freeifaddrs(ifa);
+	return best;
+}
+
+static __u32 default_switch_id(char *how, size_t len)
+{
+	__u32 best = lowest_ipv4();
 	char host[256] = "";
 
-	if (!getifaddrs(&ifa)) {
-		for (i = ifa; i; i = i->ifa_next) {
-			if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
-			    (i->ifa_flags & IFF_LOOPBACK))
-				continue;
-			a = ntohl(((struct sockaddr_in *)i->ifa_addr)->
-				  sin_addr.s_addr);
-			if ((a >> 24) == 127 || !a)
-				continue;
-			if (!best || a < best)
-				best = a;
-		}
-		freeifaddrs(ifa);
-	}
 	if (best) {
 		struct in_addr in = { .s_addr = htonl(best) };
 		char addr[INET_ADDRSTRLEN];
@@ -287,12 +294,12 @@ static int sw_pin_links(struct hpcc_switch *skel, const char *dir)
 		{ skel->progs.hpcc_dev_start_xmit, &skel->links.hpcc_dev_start_xmit },
 	};
 	char name[NAME_MAX + 1], path[PATH_MAX];
-	const char *prog;
 	size_t i;
 	int err;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
-		prog = bpf_program__name(t[i].prog);
+		const char *prog = bpf_program__name(t[i].prog);
+
 		*t[i].link = bpf_program__attach(t[i].prog);
 		if (!*t[i].link) {
 			err = -errno;
@@ -318,7 +325,7 @@ static int sw_create(const char *dir, struct sw *s)
 	struct hpcc_switch *skel;
 	int err;
 
-	s->prog = s->cfg = s->qsnap = -1;
+	*s = (struct sw)SW_CLOSED;
 	if (exists(dir)) {
 		warnmsg("removing stale pins %s", dir);
 		rm_pin_dir(dir);
@@ -396,7 +403,7 @@ static void sw_attach_report(const struct sw_opts *o, int ifindex,
 int cmd_switch_attach(int argc, char **argv)
 {
 	char dir[PATH_MAX], path[PATH_MAX], how[128] = "given";
-	struct sw s = { .prog = -1, .cfg = -1, .qsnap = -1 };
+	struct sw s = SW_CLOSED;
 	struct hpcc_port_cfg cfg;
 	struct sw_opts o;
 	bool fresh, raw_ip;
@@ -507,7 +514,7 @@ static int sw_detach_args(int argc, char **argv, const char **dev)
 
 int cmd_switch_detach(int argc, char **argv)
 {
-	struct sw s = { .prog = -1, .cfg = -1, .qsnap = -1 };
+	struct sw s = SW_CLOSED;
 	struct hpcc_port_cfg cfg;
 	int ifindex = 0;
 	char dir[PATH_MAX];
@@ -525,8 +532,8 @@ int cmd_switch_detach(int argc, char **argv)
 	if (bpffs && exists(PIN_ROOT))
 		lock_pins();
 	if (!bpffs || !exists(dir))
-		die("hpcc_switch is not attached %s%s", dev ? "to " : "in this "
-		    "network namespace", dev ? dev : "");
+		die("hpcc_switch is not attached %s%s",
+		    dev ? "to " : "in this network namespace", dev ? dev : "");
 	if (sw_open(dir, &s)) {
 		if (dev)
 			die("broken hpcc_switch instance at %s (remove it: " PROG " switch detach --all)",
@@ -545,8 +552,8 @@ int cmd_switch_detach(int argc, char **argv)
 	} else if (!had) {
 		die("hpcc_switch is not attached to %s", dev);
 	} else if (bpf_map_lookup_elem(s.cfg, &key, &cfg)) {
-		printf("switch: hpcc_switch detached from %s (its filter was "
-		       "already gone)\n", dev);
+		printf("switch: hpcc_switch detached from %s (its filter was already gone)\n",
+		       dev);
 	} else {
 		sw_detach_port(&s, ifindex);
 	}

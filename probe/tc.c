@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tc.c - our tc filters (handle TC_HANDLE, priority TC_PRIO): which
+ * Our tc filters (handle TC_HANDLE, priority TC_PRIO): which
  * program runs there, detaching it, removing an empty clsact qdisc.
  */
 #include <errno.h>
@@ -65,8 +65,8 @@ void tc_clsact_gc(int ifindex)
 }
 
 /* Detach our filter if it runs program @id. 1 if it did, 0 if absent. */
-int tc_detach(const char *dev, int ifindex,
-		     enum bpf_tc_attach_point ap, __u32 id)
+int tc_detach(const char *dev, int ifindex, enum bpf_tc_attach_point ap,
+	      __u32 id)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 		    .attach_point = ap);

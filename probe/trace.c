@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace.c - `hpcc-probe trace DEST[:PORT]`: an INT traceroute.
+ * `hpcc-probe trace DEST[:PORT]`: an INT traceroute.
  *
  * One probe, exactly as tcp_hpcc.ko sends them (a TCP segment without
  * control flags, the probe DSCP, struct hpcc_probe as payload, valid TCP
@@ -35,8 +35,7 @@
 #define DEFAULT_PORT	80
 
 static const char *trace_usage =
-	"Usage: " PROG " [-n NETNS] trace DEST[:PORT] [--timeout SEC] "
-	"[--sport N] [--dev DEV]\n"
+	"Usage: " PROG " [-n NETNS] trace DEST[:PORT] [--timeout SEC] [--sport N] [--dev DEV]\n"
 	"                  [--probe-dscp N] [--response-dscp N] [--json]\n"
 	"\n"
 	"Send one HPCC probe to DEST (an IPv4 or IPv6 literal; [v6]:PORT with a\n"
@@ -62,14 +61,17 @@ struct trace {
 	__u64 sent_ns;
 };
 
+/* DEST[:PORT] (or [v6]:PORT) into @t's destination and port. */
 static void parse_dest(const char *arg, struct probe_tuple *t)
 {
 	char buf[128], *host = buf, *ps = NULL, *p;
-	__u32 v;
+	unsigned long port;
+	char *end;
 
 	if (strlen(arg) >= sizeof(buf))
 		goto bad;
 	strcpy(buf, arg);
+	p = strchr(buf, ':');
 	if (buf[0] == '[') {
 		p = strchr(buf, ']');
 		if (!p)
@@ -80,7 +82,7 @@ static void parse_dest(const char *arg, struct probe_tuple *t)
 			ps = p + 1;
 		else if (*p)
 			goto bad;
-	} else if ((p = strchr(buf, ':')) && !strchr(p + 1, ':')) {
+	} else if (p && !strchr(p + 1, ':')) {
 		*p = 0;		/* exactly one colon: IPv4:PORT */
 		ps = p + 1;
 	}
@@ -91,22 +93,17 @@ static void parse_dest(const char *arg, struct probe_tuple *t)
 	else
 		goto bad;
 	if (ps) {
-		unsigned long l;
-		char *end;
-
 		if (!*ps || *ps == '-' || *ps == '+')
 			goto bad;
-		l = strtoul(ps, &end, 10);
-		if (*end || !l || l > 65535)
+		port = strtoul(ps, &end, 10);
+		if (*end || !port || port > 65535)
 			goto bad;
-		v = l;
-		t->dport = v;
+		t->dport = port;
 	}
 	return;
 bad:
-	usage_err("trace ", "bad destination '%s': expected an IPv4 or IPv6 "
-		  "literal with an optional port (10.0.0.2, 10.0.0.2:5201, "
-		  "fd00::2, [fd00::2]:5201)", arg);
+	usage_err("trace ", "bad destination '%s': expected an IPv4 or IPv6 literal with an optional port (10.0.0.2, 10.0.0.2:5201, fd00::2, [fd00::2]:5201)",
+		  arg);
 }
 
 static double parse_timeout(const char *s)
@@ -279,10 +276,10 @@ static int attach_filter(int fd, int family, __u16 dport, __u16 sport)
 	struct sock_fprog prog;
 
 	if (family == AF_INET) {
-		prog.len = sizeof(f4) / sizeof(f4[0]);
+		prog.len = ARRAY_SIZE(f4);
 		prog.filter = f4;
 	} else {
-		prog.len = sizeof(f6) / sizeof(f6[0]);
+		prog.len = ARRAY_SIZE(f6);
 		prog.filter = f6;
 	}
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
@@ -315,7 +312,7 @@ static int trace_listen(const struct trace *tr)
 /* Send the probe through a raw socket; its send time in tr->sent_ns. */
 static void trace_send(struct trace *tr)
 {
-	__u8 pkt[PROBE_PKT_MAX] __attribute__((aligned(8))) = {};
+	_Alignas(8) __u8 pkt[PROBE_PKT_MAX] = {};
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	size_t len;
@@ -334,39 +331,47 @@ static void trace_send(struct trace *tr)
 	close(fd);
 }
 
-/* Wait on @fd for the response to the probe, into @r. */
-static void trace_wait(const struct trace *tr, int fd, struct probe_resp *r)
+/* One packet from @fd: the response (then in @r), the receiver's RST (we
+ * die), or something else (false).
+ */
+static bool trace_recv(const struct trace *tr, int fd, struct probe_resp *r)
 {
-	__u64 deadline = tr->sent_ns + (__u64)(tr->timeout * 1e9), now;
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct sockaddr_ll sll;
+	socklen_t sl = sizeof(sll);
 	__u8 buf[2048];
-	socklen_t sl;
 	ssize_t n;
 	int m;
 
+	n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (void *)&sll, &sl);
+	if (n <= 0 || sll.sll_pkttype == PACKET_OUTGOING)
+		return false;
+	m = probe_match(buf, n, ntohs(sll.sll_protocol), &tr->t, tr->nonce, r);
+	if (m == PROBE_RST)
+		die("%s answered the probe with a TCP RST: it reached the receiver's TCP stack, so no hpcc_host with probe DSCP %d runs on the receiver's ingress",
+		    tr->dest, tr->probe);
+	if (m != PROBE_RESPONSE)
+		return false;
+	r->rtt_ns = now_ns() - tr->sent_ns;
+	r->ifindex = sll.sll_ifindex;
+	return true;
+}
+
+/* Wait on @fd for the response to the probe, into @r. */
+static void trace_wait(const struct trace *tr, int fd, struct probe_resp *r)
+{
+	__u64 deadline = tr->sent_ns + (__u64)(tr->timeout * 1e9);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
 	for (;;) {
-		now = now_ns();
+		__u64 now = now_ns();
+
 		if (now >= deadline)
 			die("no response from %s within %g s (is hpcc_host attached on the receiver's ingress? a firewall? is the return path through a device we can see?)",
 			    tr->dest, tr->timeout);
 		if (poll(&pfd, 1, (deadline - now + 999999) / 1000000) <= 0)
 			continue;
-		sl = sizeof(sll);
-		n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (void *)&sll,
-			     &sl);
-		if (n <= 0 || sll.sll_pkttype == PACKET_OUTGOING)
-			continue;
-		m = probe_match(buf, n, ntohs(sll.sll_protocol), &tr->t,
-				tr->nonce, r);
-		if (m == PROBE_RST)
-			die("%s answered the probe with a TCP RST: it reached the receiver's TCP stack, so no hpcc_host with probe DSCP %d runs on the receiver's ingress",
-			    tr->dest, tr->probe);
-		if (m == PROBE_RESPONSE) {
-			r->rtt_ns = now_ns() - tr->sent_ns;
-			r->ifindex = sll.sll_ifindex;
+		if (trace_recv(tr, fd, r))
 			return;
-		}
 	}
 }
 
@@ -374,7 +379,6 @@ static void print_json(const struct trace *tr, const struct probe_resp *r,
 		       const char *src, const char *dst, const char *dev)
 {
 	const struct hpcc_hdr *h = &r->p.hdr;
-	const struct hpcc_hop *o;
 	unsigned int i;
 
 	printf("{\"dest\":\"%s\",\"port\":%u,\"source\":\"%s\",\"sport\":%u,\"probe_dscp\":%d,\"response_dscp\":%d,\"nonce\":%u,\"rtt_ns\":%llu,\"dev\":\"%s\",\"nhops\":%u,\"overflow\":%s,\"checksum_ok\":%s,\"hops\":[",
@@ -383,7 +387,8 @@ static void print_json(const struct trace *tr, const struct probe_resp *r,
 	       h->flags & HPCC_F_OVERFLOW ? "true" : "false",
 	       r->csum_ok ? "true" : "false");
 	for (i = 0; i < h->nhops; i++) {
-		o = &r->p.hop[i];
+		const struct hpcc_hop *o = &r->p.hop[i];
+
 		printf("%s{\"hop\":%u,\"switch_id\":%u,\"port_id\":%u,\"rate_mbps\":%u,\"qlen\":%u,\"tx_bytes\":%llu,\"ts_ns\":%llu,\"delta_ns\":",
 		       i ? "," : "", i + 1, ntohl(o->switch_id),
 		       ntohl(o->port_id), ntohl(o->rate_mbps), ntohl(o->qlen),
@@ -401,14 +406,14 @@ static void print_json(const struct trace *tr, const struct probe_resp *r,
 /* The hops, a line each; scripts split the table on blanks. */
 static void print_hops(const struct probe_resp *r)
 {
-	const struct hpcc_hop *o;
 	char rate[32], delta[32];
 	unsigned int i;
 
 	printf("%-4s %12s %10s %12s %12s %20s %12s\n", "hop", "switch_id",
 	       "port", "capacity", "queue_bytes", "tx_bytes", "delta");
 	for (i = 0; i < r->p.hdr.nhops; i++) {
-		o = &r->p.hop[i];
+		const struct hpcc_hop *o = &r->p.hop[i];
+
 		/* Two words either way. */
 		if (o->rate_mbps)
 			fmt_rate_bps(ntohl(o->rate_mbps) * 1e6, rate,
