@@ -97,13 +97,35 @@ LinuxTcpDefaults()
 
 static std::string g_cc = "hpcc";
 
+/* ns-3.37's TcpDctcp::GetSsThresh() is cwnd x (1 - alpha/2) with no floor:
+ * under marking a window falls to one segment, and the receiver, waiting
+ * for a second one (DelAckCount 2), delays every ACK by 40 ms. Linux's
+ * dctcp_ssthresh() never goes below 2 segments.
+ */
+class TcpLinuxDctcp : public TcpDctcp
+{
+  public:
+    TcpLinuxDctcp() = default;
+    TcpLinuxDctcp(const TcpLinuxDctcp& o) = default;
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        return std::max(TcpDctcp::GetSsThresh(tcb, bytesInFlight), 2 * tcb->m_segmentSize);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpLinuxDctcp>(this);
+    }
+};
+
 static Ptr<TcpCongestionOps>
 MakeCc()
 {
     if (g_cc == "hpcc")
         return CreateObject<TcpHpcc>();
     if (g_cc == "dctcp")
-        return CreateObject<TcpDctcp>();
+        return CreateObject<TcpLinuxDctcp>();
     if (g_cc == "bbr")
         return CreateObject<TcpBbr>();
     return CreateObject<TcpCubic>();
