@@ -21,6 +21,7 @@ with --md, the same to PATH:
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -181,7 +182,7 @@ def fabric_md(labels, res, outdir):
                ' | '.join('%s p50/p95/p99' % n for _, _, n in analyze.BUCKETS) +
                ' | ToR-down queue p50/p99/max KB | spine/up p99 KB | delivered load | Jain (>=1MB) |'
                ' RTOs (flows hit) | drops |',
-               '|' + '---|' * (11 + len(analyze.BUCKETS) - 4)]
+               '|' + '---|' * (9 + len(analyze.BUCKETS))]
         for cc in CCS:
             r = res.get((lab, cc))
             if not r:
@@ -307,6 +308,15 @@ def main(argv):
     with open(os.path.join(outdir, 'report.md'), 'w') as f:
         f.write(text)
     if md_path:
+        # the fabric plots beside the committed report
+        pd = os.path.join(os.path.dirname(os.path.abspath(md_path)), 'sim-plots')
+        for lab in labels:
+            png = os.path.join(outdir, 'fabric', lab + '.png')
+            if os.path.exists(png):
+                os.makedirs(pd, exist_ok=True)
+                shutil.copy(png, pd)
+                text = text.replace('Plot: `fabric/%s.png`' % lab,
+                                    'Plot: [sim-plots/%s.png](sim-plots/%s.png)' % (lab, lab))
         with open(md_path, 'w') as f:
             f.write(text)
     print(text)
