@@ -19,6 +19,8 @@
 #ifndef _HPCC_PARSE_H
 #define _HPCC_PARSE_H
 
+#include "hpcc_maps.h"
+
 #ifndef TC_ACT_OK
 #define TC_ACT_OK		0
 #define TC_ACT_SHOT		2
