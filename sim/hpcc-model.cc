@@ -25,7 +25,7 @@ HpccStats()
 struct hpcc_ctl_params
 HpccDefaultParams()
 {
-    struct hpcc_ctl_params p;
+    struct hpcc_ctl_params p = {};
 
     /* tcp_hpcc.c's module parameter defaults */
     p.eta_permille = 950;
@@ -35,6 +35,9 @@ HpccDefaultParams()
     p.expected_flows = 16;
     p.base_rtt_us = 0;
     p.telemetry_timeout = 8;
+    p.max_mbps = 400000;
+    p.max_growth = 1000;
+    p.loss_beta = 700;
     return p;
 }
 
@@ -120,6 +123,7 @@ TcpHpcc::View(Ptr<TcpSocketState> tcb, struct hpcc_tcp_view* v) const
     v->min_rtt_us =
         tcb->m_minRtt == Time::Max() ? ~0U : (uint32_t)tcb->m_minRtt.GetMicroSeconds();
     v->srtt_ns = SrttNs();
+    v->recovering = tcb->m_congState.Get() >= TcpSocketState::CA_CWR;
 }
 
 int
@@ -148,9 +152,14 @@ TcpHpcc::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t)
     uint32_t mss = tcb->m_segmentSize;
 
     m_priorCwnd = tcb->m_cWnd;
-    /* With telemetry the law, not loss, sizes the window. */
+    /* With telemetry the law sizes the window; a loss reduces W by
+     * loss_beta (hpcc_ssthresh()).
+     */
     if (m_ctl.telemetry)
-        return std::max<uint32_t>(tcb->m_cWnd, 2 * mss);
+    {
+        hpcc_ctl_loss(&m_ctl, &m_params, mss);
+        return hpcc_ctl_cwnd(&m_ctl, mss, UINT32_MAX / mss) * mss;
+    }
     /* tcp_reno_ssthresh(): half of cwnd, at least 2 segments */
     return std::max<uint32_t>(tcb->m_cWnd / 2, 2 * mss);
 }
@@ -222,9 +231,12 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
     }
     if (hpcc_ctl_telemetry_lost(&m_ctl, &m_params, now, SrttNs()))
     {
+        uint32_t cwnd = tcb->m_cWnd / mss, ssthresh;
+
         HpccStats().telemetryTimeouts++;
-        m_ctl.telemetry = false;
-        tcb->m_ssThresh = std::max<uint32_t>(tcb->m_cWnd, 2 * mss);
+        hpcc_ctl_fallback(&m_ctl, &cwnd, &ssthresh);
+        tcb->m_cWnd = cwnd * mss;
+        tcb->m_ssThresh = ssthresh * mss;
     }
     if (m_ctl.telemetry)
     {
