@@ -471,6 +471,7 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 	if (READ_ONCE(f->mb.probe_nonce)) {
 		hpcc_count(HPCC_STAT_PROBES_LOST);
 		hpcc_ctl_probe_lost(&f->ctl);
+		WRITE_ONCE(f->info.unanswered, f->ctl.unanswered);
 		hpcc_clear_nonce(f);
 	}
 	if (!hpcc_probe_budget(sk)) {
