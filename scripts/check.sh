@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
 # The whole test suite, as `make check` and .ci/run run it:
-#   1. userspace unit tests of the window law (tests/unit)
-#   2. BPF programs under BPF_PROG_TEST_RUN and netns on this kernel (tests/bpf)
-#   3. hpcc-probe on this kernel (tests/probe)
-#   4. the module and the telemetry loop in a VM on Debian's 6.1 (selftests/)
-#   5. the demo's analysis code (tests/demo) and a short smoke run of the
-#      demo itself (the full demo and benchmark stay out of the suite)
+#   1. userspace unit tests of the window law and the controller (tests/unit)
+#   2. BPF programs under BPF_PROG_TEST_RUN and netns on this kernel, and
+#      10^6 hostile packets through each (tests/bpf)
+#   3. hpcc-probe on this kernel, with golden outputs (tests/probe)
+#   4. the kernel log scanner of the VM tests (tests/klog)
+#   5. the module and the telemetry loop in a VM on Debian's 6.1 (selftests/),
+#      every test's kernel log passed through the scanner
+#   6. the demo's analysis code (tests/demo), a short smoke run of the demo
+#      and of the ns-3 model (sim/; the full demo, bench and sim-bench stay
+#      out of the suite)
+#   7. with --debug (make check-debug): the selftests again on the debug
+#      kernel (KASAN, lockdep, kmemleak, UBSAN; scripts/debug-kernel.sh
+#      builds it once, about 20 minutes, and caches it outside the clone)
+# usage: scripts/check.sh [--debug]
 # Each suite prints TAP; the last line counts every assertion of all suites:
 # "N passed, N failed, N skipped". A suite that dies without a failing
 # assertion counts as one failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+debug=
+case ${1:-} in
+--debug) debug=1 ;;
+'') ;;
+*) echo "check: unknown argument: $1 (usage: $0 [--debug])" >&2; exit 2 ;;
+esac
 
 passed=0 failed=0 skipped=0
 log=$(mktemp -d)
@@ -36,7 +51,7 @@ suite() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
-scripts/deps.sh build vm bench || exit 1
+scripts/deps.sh build vm bench sim || exit 1
 if ! make -s all tests; then
 	echo "check: build failed"
 	echo "0 passed, 1 failed"
@@ -44,17 +59,37 @@ if ! make -s all tests; then
 fi
 
 suite unit tests/unit/test_law
+suite unit-ctl tests/unit/test_ctl
 suite bpf tests/bpf/bpf_test
+suite bpf-fuzz tests/bpf/bpf_fuzz
 [[ -x tests/probe/test_probe.sh ]] && suite probe tests/probe/test_probe.sh
-suite vm scripts/vm-run.sh --timeout 1200 --include tcp_hpcc.ko \
-	--include selftests --include bpf --include probe \
-	--include tests/bpf/bpf_test:tests/bpf/bpf_test \
+suite klog tests/klog/test_klog.sh
+suite deploy tests/deploy/test_setup.sh
+vm_files=(--include selftests --include bpf --include probe
+	--include tests/bpf/bpf_test:tests/bpf/bpf_test)
+suite vm scripts/vm-run.sh --timeout 2400 --include tcp_hpcc.ko "${vm_files[@]}" \
 	-- ./selftests/run_tests.sh
 
 suite analysis python3 tests/demo/test_analyze.py
 suite demo-smoke sh -c 'scripts/demo.sh --smoke --no-deps >"$0" 2>&1 &&
 	echo "ok 1 - demo smoke run: table, CSV and plots written" ||
 	{ tail -20 "$0"; echo "not ok 1 - demo smoke run"; exit 1; }' "$log/smoke.out"
+suite sim sim/test_sim.sh
+
+if [[ -n $debug ]]; then
+	# The debug kernel runs several times slower under TCG: the runner's
+	# per-test timeouts bound the run, the VM's only catches a hung guest.
+	debug_timeout=$(($(sed -n 's/^TEST_PROGS := //p' selftests/Makefile | wc -w) *
+		$(sed -n 's/^timeout=//p' selftests/settings) + 900))
+	if make -s module-debug; then
+		suite vm-debug scripts/vm-run.sh --kernel debug --timeout "$debug_timeout" \
+			--include build/debug/tcp_hpcc.ko:tcp_hpcc.ko "${vm_files[@]}" \
+			-- ./selftests/run_tests.sh
+	else
+		echo "=== vm-debug: building the debug kernel or build/debug/tcp_hpcc.ko failed: counted as a failure"
+		failed=$((failed + 1))
+	fi
+fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]
