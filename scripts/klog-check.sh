@@ -17,7 +17,7 @@ context=5
 while [ $# -gt 0 ]; do
 	case $1 in
 	-C) context=${2:?}; shift 2 ;;
-	-h | --help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "klog-check: unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
