@@ -14,7 +14,7 @@
  *   hpcc_stress flows ADDR PORT N BYTES [-c CC] [-i FIRST] [-d FILE] [-t IDLE]
  *	N concurrent connections, all established before any data: prints
  *	"connected N" and waits for a line on stdin; sends each its stream
- *	(BYTES + (id % 64) * 1021 bytes), keeps them open, prints "sent ..."
+ *	(BYTES + (id % 64) * 257 bytes), keeps them open, prints "sent ..."
  *	and waits for another line; then FIN, checks every reply, closes.
  *
  *   hpcc_stress churn ADDR PORT COUNT BYTES [-c CC] [-i FIRST] [-d FILE] [-t SECS]
@@ -432,7 +432,7 @@ static int flows(const char *addr, int port, unsigned int n, uint64_t bytes)
 
 			k->buf = malloc(bufsz);
 			cconn_start(k, opt_first + started, bytes +
-				    (uint64_t)((opt_first + started) % 64) * 1021);
+				    (uint64_t)((opt_first + started) % 64) * 257);
 			k->fd = hs_connect(addr, port, opt_cc, 1);
 			started++;
 			if (k->fd < 0 || !k->buf) {
