@@ -41,6 +41,8 @@ cleanup() {
 	rm -rf $tmp
 }
 trap cleanup EXIT
+# run_tests.sh's timeout: clean up too (pinned programs outlive us)
+trap 'exit 143' TERM INT
 mkdir -p $tmp
 topo4_up || { echo "# topology setup failed"; exit 1; }
 # a shorter buffer than topo.sh's: loss-based phases fill it, and the
@@ -101,9 +103,6 @@ field() {		# COLUMN of our flow
 mode_hops() {		# MODE HOPS
 	[ "$(field mode)" = "$1" ] && [ "$(field hops)" = "$2" ]
 }
-stamped() {		# NS: the switch instance's switch_stamped counter
-	probe_counter "$1" switch switch_stamped
-}
 
 # ---- 1. router faults ---------------------------------------------------------
 start_stream routers
@@ -129,30 +128,34 @@ check "both routers re-attached: back to hpcc with 2 hops" poll 20 mode_hops hpc
 check "the law uses reports again (ReportsUsed +$(($(hpcc_stat ReportsUsed) - used0)))" \
 	stat_grew ReportsUsed $used0
 
-stamped_at_least() {	# NS N
-	[ "$(stamped "$1")" -ge "$2" ]
+# the program id and switch_stamped of NS's switch instance in a saved
+# `hpcc-probe status` (one run: it is slow on a debug kernel)
+switch_prog() {		# FILE NS
+	awk -v ns="$2" '/^switch \[/ && index($0, ns) { for (i = 1; i < NF; i++)
+		if ($i == "prog" && $(i + 1) == "id") { sub(",", "", $(i + 2)); print $(i + 2); exit } }' "$1"
 }
-switch_prog() {		# NS: the switch instance's program id
-	./probe/hpcc-probe status 2>/dev/null | awk -v ns="$1" '
-		/^switch \[/ && index($0, ns) { for (i = 1; i < NF; i++)
-			if ($i == "prog" && $(i + 1) == "id") { sub(",", "", $(i + 2)); print $(i + 2); exit } }'
+switch_stamped() {	# FILE NS
+	awk -v ns="$2" '/^[^ ]/ { mine = /^switch \[/ && index($0, ns) }
+		mine { for (i = 1; i < NF; i++) if ($i == "switch_stamped") { print $(i + 1); exit } }' "$1"
 }
-poll 30 stamped_at_least $R2 50
-before=$(stamped $R2) id0=$(switch_prog $R2)
+# every report used since r2 came back carried r2's stamp (2 hops): 50 of
+# them and its counter is well above what a fresh instance shows
+poll 30 stat_grew ReportsUsed $((used0 + 50))
+./probe/hpcc-probe status >$tmp/status0 2>&1
 ./probe/hpcc-probe -n $R2 switch detach --all >/dev/null && r2_stamp
-after=$(stamped $R2) id1=$(switch_prog $R2)
+./probe/hpcc-probe status >$tmp/status1 2>&1
+before=$(switch_stamped $tmp/status0 $R2) id0=$(switch_prog $tmp/status0 $R2)
+after=$(switch_stamped $tmp/status1 $R2) id1=$(switch_prog $tmp/status1 $R2)
 echo "# r2 reset: program $id0 -> $id1, switch_stamped $before -> $after"
 reset_seen() {
 	[ -n "$id0" ] && [ -n "$id1" ] && [ "$id0" != "$id1" ] &&
-		[ "$after" -lt "$before" ]
+		[ -n "$before" ] && [ -n "$after" ] && [ "$after" -lt "$before" ]
 }
 check "r2's stamping reset by detach + attach: a new program, counters from zero" reset_seen
 used0=$(hpcc_stat ReportsUsed)
-stamped_r2_grew() {
-	[ "$(stamped $R2)" -gt "$after" ]
-}
-check "after the reset r2 stamps the flow's probes again" poll 20 stamped_r2_grew
-check "and the flow is on telemetry with 2 hops" poll 20 mode_hops hpcc 2
+check "after the reset the flow is on telemetry with r2's hop again (2 hops)" \
+	poll 20 mode_hops hpcc 2
+check "and the law uses its reports (ReportsUsed grows)" poll 20 stat_grew ReportsUsed $used0
 check "the long transfer arrived byte-exact through all of it" stop_stream routers
 
 # ---- 2. no reflector at the receiver --------------------------------------------
@@ -211,7 +214,7 @@ sent_at_least() {	# N: sample, and ProbesSent grew by N
 }
 t0=$(now_cs)
 start_stream probeloss
-poll 120 sent_at_least 200
+poll 120 sent_at_least 120
 check "with probes dropped: the transfer arrived byte-exact" stop_stream probeloss
 cs=$(($(now_cs) - t0))
 drops=$($TC -s -n $R1 filter show dev r1h1 ingress | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n1)

@@ -23,6 +23,8 @@ cleanup() {
 	rm -rf $tmp
 }
 trap cleanup EXIT
+# run_tests.sh's timeout: clean up too (pinned programs outlive us)
+trap 'exit 143' TERM INT
 mkdir -p $tmp
 ns_pair $a $b
 $TC -n $a qdisc add dev veth0 root fq

@@ -55,6 +55,8 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+# run_tests.sh's timeout: clean up too (pinned programs outlive us)
+trap 'exit 143' TERM INT
 mkdir -p $tmp
 ns_pair $n1 $n2
 $TC -n $n1 qdisc add dev veth0 root fq

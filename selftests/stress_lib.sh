@@ -140,12 +140,3 @@ topo4_telemetry_up() {
 	./probe/hpcc-probe -n $H2 host attach h2r2 >/dev/null &&
 	r1_stamp && r2_stamp
 }
-
-# A counter of an attached program from `hpcc-probe status`: the host
-# program on DEV in NS, or (DEV "switch") NS's switch instance.
-probe_counter() {	# NS DEV|switch COUNTER
-	./probe/hpcc-probe status 2>/dev/null | awk -v ns="$1" -v dev="$2" -v k="$3" '
-		/^[^ ]/ { mine = index($0, ns) > 0 &&
-			(dev == "switch" ? $1 == "switch" : $1 == "host" && $2 == dev) }
-		mine { for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'
-}
