@@ -1,6 +1,7 @@
 # tcp_hpcc: HPCC++ congestion control module for Linux TCP (target: Debian 6.1).
 #
 #   make            build tcp_hpcc.ko with module BTF (needed for its kfuncs)
+#   make module KSERIES=6.12   build/KVER/tcp_hpcc.ko for Debian's 6.12 kernel
 #   make deps       install missing Debian build packages (scripts/deps.sh build)
 #   make vmlinux.h  bpf/vmlinux.h from the target kernel's BTF
 #   make clean      remove build outputs, including the build/ cache
@@ -8,14 +9,16 @@
 #   make debug-kernel   build (once, cached outside the clone) the debug kernel
 #   make module-debug   build/debug/tcp_hpcc.ko against the debug kernel
 #
-# Overridable: KVER (default: newest installed Debian 6.1 kernel with headers),
-# KDIR, PAHOLE, PAHOLE_FLAGS, OBJCOPY.
+# Overridable: KVER (default: newest installed Debian KSERIES kernel with
+# headers), KSERIES (6.1; or 6.12), KDIR, PAHOLE, PAHOLE_FLAGS, OBJCOPY.
 
-# Kernel discovery: the ABI number (6.1.0-NN) moves with Debian updates.
+# Kernel discovery: the ABI number (6.1.0-NN, 6.12.NN+deb12) moves with
+# Debian updates.
+KSERIES ?= 6.1
 ifeq ($(origin KVER),undefined)
 KVER := $(shell printf '%s\n' \
-	$(patsubst /usr/src/linux-headers-%/Makefile,%,$(wildcard /usr/src/linux-headers-6.1.*-amd64/Makefile)) \
-	$(patsubst /lib/modules/%/build/Makefile,%,$(wildcard /lib/modules/6.1.*/build/Makefile)) \
+	$(patsubst /usr/src/linux-headers-%/Makefile,%,$(wildcard /usr/src/linux-headers-$(KSERIES).*-amd64/Makefile)) \
+	$(patsubst /lib/modules/%/build/Makefile,%,$(wildcard /lib/modules/$(KSERIES).*/build/Makefile)) \
 	| sort -uV | tail -n1)
 endif
 KDIR ?= /lib/modules/$(KVER)/build
@@ -40,7 +43,7 @@ NOKERNEL_GOALS := deps clean kver unit bench-law check check-debug demo bench si
 	debug-kernel module-debug deb install-setup
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(KVER),)
-$(error no Debian 6.1 kernel headers (/usr/src/linux-headers-6.1.*-amd64): run 'make deps' or set KVER=/KDIR=)
+$(error no Debian $(KSERIES) kernel headers (/usr/src/linux-headers-$(KSERIES).*-amd64): run 'make deps' or set KVER=/KDIR=)
 endif
 ifeq ($(wildcard $(KDIR)/Makefile),)
 $(error no kernel headers at KDIR=$(KDIR): install linux-headers-$(KVER) or set KDIR=)
@@ -54,6 +57,34 @@ endif
 
 all: module bpf probe
 
+# $(call ko_btf_check,DIR): fail unless DIR/tcp_hpcc.ko has .BTF and a
+# filled .BTF_ids (all zeros until resolve_btfids has run): without them
+# the kernel only logs "missing module BTF, cannot register kfuncs".
+define ko_btf_check
+	@readelf -S --wide $(1)/$(MODULE) | grep -q ' \.BTF ' \
+	    || { echo "Makefile: ERROR: $(1)/$(MODULE) has no .BTF section" >&2; exit 1; }
+	@$(OBJCOPY) -O binary --only-section=.BTF_ids $(1)/$(MODULE) $(1)/btf_ids.bin
+	@od -An -tx1 -v $(1)/btf_ids.bin | grep -q '[1-9a-f]' \
+	    || { echo "Makefile: ERROR: $(1)/$(MODULE) .BTF_ids missing or unresolved" >&2; exit 1; }
+endef
+
+# Every top-level header, so a new one tcp_hpcc.c includes needs no edit
+# where the module is built out of the tree (build/KVER/, build/debug/).
+KBUILD_SRCS := Kbuild tcp_hpcc.c $(notdir $(wildcard $(CURDIR)/*.h))
+
+ifneq ($(wildcard $(KDIR)/vmlinux),)
+# Headers that ship vmlinux (Debian's 6.12; 6.1's do not): kbuild adds the
+# module BTF itself, as for Debian's own modules. The .ko goes to
+# build/KVER/, beside the 6.1 one: kbuild writes objects next to the
+# sources, so that directory holds links to them.
+MODULE_DIR := $(BUILDDIR)/$(KVER)
+module:
+	@mkdir -p $(MODULE_DIR)
+	@for f in $(KBUILD_SRCS); do ln -sfn ../../$$f $(MODULE_DIR)/$$f; done
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(MODULE_DIR) modules
+	$(call ko_btf_check,$(MODULE_DIR))
+else
+MODULE_DIR := .
 # kbuild prints "Skipping BTF generation ... unavailability of vmlinux" when it
 # links the .ko (Debian headers ship no vmlinux): expected, we add BTF below.
 module: $(BTF_BASE) $(RESOLVE_BTFIDS)
@@ -75,6 +106,7 @@ module: $(BTF_BASE) $(RESOLVE_BTFIDS)
 	@$(OBJCOPY) -O binary --only-section=.BTF_ids $(MODULE) $(BUILDDIR)/btf_ids.bin
 	@od -An -tx1 -v $(BUILDDIR)/btf_ids.bin | grep -q '[1-9a-f]' \
 	    || { echo "Makefile: ERROR: $(MODULE) .BTF_ids unresolved (all zero)" >&2; rm -f $(BTF_STAMP); exit 1; }
+endif
 
 # Grouped target: one kbtf.sh run makes all three (cached; delete to redo).
 $(BTF_BASE) $(RESOLVE_BTFIDS) $(KBTF)/vmlinux.h &:
@@ -89,18 +121,12 @@ debug-kernel:
 # objects next to the sources, so build/debug/ holds links to them. The
 # debug tree has vmlinux and resolve_btfids, so kbuild adds the BTF itself.
 DEBUG_DIR := $(BUILDDIR)/debug
-# Every top-level header, so a new one tcp_hpcc.c includes needs no edit here.
-DEBUG_SRCS := Kbuild tcp_hpcc.c $(notdir $(wildcard $(CURDIR)/*.h))
 module-debug:
 	@mkdir -p $(DEBUG_DIR)
-	@for f in $(DEBUG_SRCS); do ln -sfn ../../$$f $(DEBUG_DIR)/$$f; done
+	@for f in $(KBUILD_SRCS); do ln -sfn ../../$$f $(DEBUG_DIR)/$$f; done
 	scripts/debug-kernel.sh >$(DEBUG_DIR)/kdir
 	$(MAKE) -C $$(cat $(DEBUG_DIR)/kdir)/tree M=$(CURDIR)/$(DEBUG_DIR) modules
-	@readelf -S --wide $(DEBUG_DIR)/$(MODULE) | grep -q ' \.BTF ' \
-	    || { echo "Makefile: ERROR: $(DEBUG_DIR)/$(MODULE) has no .BTF section" >&2; exit 1; }
-	@$(OBJCOPY) -O binary --only-section=.BTF_ids $(DEBUG_DIR)/$(MODULE) $(DEBUG_DIR)/btf_ids.bin
-	@od -An -tx1 -v $(DEBUG_DIR)/btf_ids.bin | grep -q '[1-9a-f]' \
-	    || { echo "Makefile: ERROR: $(DEBUG_DIR)/$(MODULE) .BTF_ids missing or unresolved" >&2; exit 1; }
+	$(call ko_btf_check,$(DEBUG_DIR))
 
 vmlinux.h: bpf/vmlinux.h
 bpf/vmlinux.h: $(KBTF)/vmlinux.h
@@ -185,7 +211,7 @@ sim-bench:
 	sim/run.sh --bench
 
 install: all install-setup
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	$(MAKE) -C $(KDIR) M=$(abspath $(MODULE_DIR)) INSTALL_MOD_DIR=extra modules_install
 	$(MAKE) -C probe install
 
 # The boot-time setup (deploy/) and the man pages (man/): hpcc-setup, its
