@@ -53,11 +53,15 @@
 #define HPCC_F_OVERFLOW		0x02	/* a hop found no room left */
 #define HPCC_F_KNOWN		(HPCC_F_RESPONSE | HPCC_F_OVERFLOW)
 
-/* Default DSCPs: unassigned in the IANA pool 1 registry (RFC 8436 leaves
- * xxxxx0 codepoints for standards action; these are local/experimental use).
+/* Default DSCPs, from RFC 2474's pool 2 (xxxx11: experimental or local
+ * use, the one pool RFC 8436 left so) with class selector (precedence) 0:
+ * 7 (000111) for probes, 3 (000011) for responses. Precedence 0 gets no
+ * treatment above best effort from networks that classify by class
+ * selector or by the RFC 1349 TOS bits; Documentation/tcp_hpcc.rst,
+ * "DSCPs", has the reasons.
  */
-#define HPCC_DSCP_PROBE_DEFAULT		0x2d
-#define HPCC_DSCP_RESPONSE_DEFAULT	0x2e
+#define HPCC_DSCP_PROBE_DEFAULT		7
+#define HPCC_DSCP_RESPONSE_DEFAULT	3
 
 /* One egress port's state, written by a switch as one snapshot. 32 bytes. */
 struct hpcc_hop {

@@ -24,7 +24,7 @@ const char *host_usage =
 	"Attach hpcc_host (probe reflector, response delivery to tcp_hpcc)\n"
 	"to DEV's tc ingress; pinned under " PIN_ROOT "/host/DEV.\n"
 	"DSCPs default to tcp_hpcc's probe_dscp/response_dscp parameters when\n"
-	"the module is loaded, else 45/46.\n";
+	"the module is loaded, else 7/3.\n";
 
 /* What `host attach` was told; DSCPs -1 when not given. */
 struct host_opts {

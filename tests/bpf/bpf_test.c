@@ -941,6 +941,66 @@ static void test_host_custom_dscp(void)
 	tap(ok, "host config: custom probe/response DSCP");
 }
 
+/* Linux IPv4 forwarding sets skb->priority from the TOS byte
+ * (net.ipv4.ip_forward_update_priority, 1 by default): net/ipv4/route.c's
+ * ip_tos2prio[] on the RFC 1349 bits, then pfifo_fast's (and prio's
+ * default) band from net/sched/sch_generic.c's prio2band[]. Band 0 is
+ * served first; best-effort data (DSCP 0) is band 1.
+ */
+static int linux_fwd_band(uint8_t dscp)
+{
+	static const uint8_t tos2prio[16] = {
+		0, 0, 0, 0, 2, 2, 2, 2, 6, 6, 6, 6, 4, 4, 4, 4
+	};
+	static const uint8_t prio2band[16] = {
+		1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1
+	};
+
+	return prio2band[tos2prio[((dscp << 2) & 0x1e) >> 1]];
+}
+
+/* The default DSCPs, as the host program turns a probe around: from
+ * RFC 2474's pool 2 (xxxx11, experimental or local use; pool 3, xxxx01,
+ * went to Standards Action with RFC 8436), class selector (precedence) 0,
+ * and never EF: a host that answers probes must not turn them into
+ * expedited traffic inside the domain, whatever the domain's boundary
+ * does to EF from outside. On a Linux router neither may get a band ahead
+ * of best-effort data, and the probe must queue with the data it measures.
+ */
+static void test_host_dscp_defaults(void)
+{
+	uint8_t pd = HPCC_DSCP_PROBE_DEFAULT, rd;
+	struct hpcc_probe pr;
+	struct pkt in;
+	struct run r;
+	bool ok;
+
+	probe_init(&pr, 1);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, pd);
+	run_prog(host_prog, &in, &r);
+	rd = dscp_of(&r.out);
+	ok = CHECK(r.retval == TC_ACT_REDIRECT, "retval %d", r.retval);
+	ok &= CHECK(rd != 46, "the response is EF (46)");
+	ok &= CHECK((pd & 3) == 3 && (rd & 3) == 3,
+		    "probe %u / response %u: not both in pool 2 (xxxx11)",
+		    pd, rd);
+	ok &= CHECK(!(pd >> 3) && !(rd >> 3),
+		    "probe %u / response %u: precedence %u / %u, not 0",
+		    pd, rd, pd >> 3, rd >> 3);
+	tap(ok, "host: default DSCPs (probe %u, response %u) from pool 2, "
+	    "precedence 0, the response not EF", pd, rd);
+	ok = CHECK(linux_fwd_band(pd) == linux_fwd_band(0),
+		   "probe band %d, data band %d", linux_fwd_band(pd),
+		   linux_fwd_band(0));
+	ok &= CHECK(linux_fwd_band(rd) >= linux_fwd_band(0),
+		    "response band %d ahead of data's %d",
+		    linux_fwd_band(rd), linux_fwd_band(0));
+	tap(ok, "Linux router (IPv4 forwarding, pfifo_fast/prio bands): the "
+	    "probe queues with best-effort data (band %d), the response is "
+	    "never ahead of it (band %d)", linux_fwd_band(pd),
+	    linux_fwd_band(rd));
+}
+
 static void response_frame(struct pkt *k, bool v6, const struct hpcc_probe *pr,
 			   const uint8_t *peer, const uint8_t *us,
 			   uint16_t peer_port, uint16_t our_port)
@@ -1331,6 +1391,7 @@ static void host_tests(void)
 	test_host_reflect(false);
 	test_host_reflect(true);
 	test_host_custom_dscp();
+	test_host_dscp_defaults();
 	test_host_responses();
 	test_host_csum();
 	test_host_vlan();

@@ -403,7 +403,7 @@ g -n s trace 10.91.3.2:5201 --sport 40001 --json
 g -n s trace "[fd91:3::2]:5201" --sport 40002 --json --timeout 5
 g -n s trace fd91:3::2 --sport 40003
 g -n s trace 10.91.3.2 --sport 40004 --dev hs0
-g -n s trace 10.91.3.2 --sport 40005 --probe-dscp 45 --response-dscp 46
+g -n s trace 10.91.3.2 --sport 40005 --probe-dscp 7 --response-dscp 3
 note "the sender's own hpcc_host drops responses: the packet socket sees them first"
 g -n s host attach hs0
 g -n s trace 10.91.3.2 --sport 40006

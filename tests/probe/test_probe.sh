@@ -142,7 +142,7 @@ tap $rc "netns topology s - r1 - r2 - d"
 # ----------------------------------------------------------------- host
 expect_ok "host attach hd0 (receiver)" env HPCC_PROBE_ROOT=$NOMOD "$H" -n $D host attach hd0
 ok_if "host attach warns that tcp_hpcc is missing" has "warning: tcp_hpcc is not loaded"
-ok_if "default DSCPs 45/46" has "probe_dscp 45, response_dscp 46"
+ok_if "default DSCPs 7/3" has "probe_dscp 7, response_dscp 3"
 ok_if "pinned under /sys/fs/bpf/tcp_hpcc/netns/COOKIE/host/hd0" \
 	has "pinned at /sys/fs/bpf/tcp_hpcc/netns/[0-9]+/host/hd0$"
 pins=$(sed -n 's/.*pinned at //p' <<<"$out")
@@ -203,7 +203,7 @@ ok_if "one switch instance per namespace: 2 instances, links pinned" \
 # ---------------------------------------------------------------- trace
 # the first probes also wait for neighbour discovery on a fresh topology
 expect_ok "trace 10.91.3.2 (IPv4)" "$H" -n $S trace 10.91.3.2 --timeout 5
-ok_if "trace: 2 hops, no overflow, checksum ok" has "2 hops, overflow no, response_dscp 46, tcp checksum ok"
+ok_if "trace: 2 hops, no overflow, checksum ok" has "2 hops, overflow no, response_dscp 3, tcp checksum ok"
 ok_if "trace: hop 1 = r1 (switch 173736194, port 3, 100 Mbit/s)" \
 	has "^1 +173736194 +3 +100 Mbit/s +[0-9]+ +[0-9]+ +-$"
 ok_if "trace: hop 2 = r2 (switch 7, port 21, 1.50 Gbit/s)" \
@@ -240,7 +240,7 @@ expect_err "trace to a silent address: timeout" 1 "no response from 10.91.3.99 w
 # --------------------------------------------------------------- status
 expect_ok "status" env HPCC_PROBE_ROOT=$NOMOD "$H" status
 ok_if "status: receiver host, DSCPs, tc attached" \
-	has "^host hd0 \[netns $D\]: prog id [0-9]+, probe_dscp 45, response_dscp 46, tc ingress attached"
+	has "^host hd0 \[netns $D\]: prog id [0-9]+, probe_dscp 7, response_dscp 3, tc ingress attached"
 ok_if "status: sender host" has "^host hs0 \[netns $S\]: .*tc ingress attached"
 ok_if "status: r1 instance with both ports" \
 	bash -c 'grep -A30 "^switch \[netns '$R1'\]: .*links 3/3" <<<"$1" | grep -c "^  port r1[ab] .*tc egress attached" | grep -qx 2' _ "$out"
@@ -366,12 +366,12 @@ ok_if "warned that the device is gone" has "device hx0 is gone"
 if ip -n $D tuntap add dev ht0 mode tun 2>/dev/null &&
    ip -n $R2 tuntap add dev rt0 mode tun 2>/dev/null; then
 	expect_ok "host attach ht0 (tun)" env HPCC_PROBE_ROOT=$NOMOD "$H" -n $D host attach ht0
-	ok_if "host attach: ht0 is a raw IP device" has "response_dscp 46, raw IP device\)"
+	ok_if "host attach: ht0 is a raw IP device" has "response_dscp 3, raw IP device\)"
 	expect_ok "switch attach rt0 (tun)" "$H" -n $R2 switch attach rt0 --rate 1gbit
-	ok_if "switch attach: rt0 is a raw IP device" has "response_dscp 46, raw IP device"
+	ok_if "switch attach: rt0 is a raw IP device" has "response_dscp 3, raw IP device"
 	expect_ok "status with raw IP devices" "$H" status
-	ok_if "status: host ht0 raw IP" has "^host ht0 \[netns $D\]: .*response_dscp 46, raw IP, tc ingress attached"
-	ok_if "status: port rt0 raw IP" has "^  port rt0 .*response_dscp 46, raw IP, root qdisc"
+	ok_if "status: host ht0 raw IP" has "^host ht0 \[netns $D\]: .*response_dscp 3, raw IP, tc ingress attached"
+	ok_if "status: port rt0 raw IP" has "^  port rt0 .*response_dscp 3, raw IP, root qdisc"
 	ok_if "status: veth hd0 is not raw IP" bash -c '! grep -q "^host hd0 .*raw IP" <<<"$1"' _ "$out"
 	expect_ok "host detach ht0" "$H" -n $D host detach ht0
 	expect_ok "switch detach rt0" "$H" -n $R2 switch detach rt0
