@@ -34,6 +34,8 @@
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
+#include <linux/kernfs.h>
+#include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/proc_fs.h>
@@ -41,6 +43,7 @@
 #include <linux/rhashtable.h>
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
+#include <linux/utsname.h>
 #include <linux/inet_diag.h>
 #include <net/ip.h>
 #include <net/ip6_checksum.h>
@@ -991,6 +994,34 @@ static struct pernet_operations hpcc_net_ops = {
 
 /* ---- module ---------------------------------------------------------------- */
 
+/*
+ * Whether the kernel took this module's BTF. Module BTF is split BTF on top
+ * of the vmlinux BTF of the kernel build it was made for; on another build
+ * with the same release (a kernel update that kept the ABI name, a module
+ * copied between machines) the kernel fails to validate it. Without
+ * CONFIG_MODULE_ALLOW_BTF_MISMATCH that fails the load; with it (Debian's
+ * kernels) the module loads without BTF and register_btf_kfunc_id_set()
+ * only warns, so bpf_hpcc_report() would silently not exist. No exported
+ * call tells a module whether it has BTF; /sys/kernel/btf/MODULE, created
+ * when the kernel accepts the BTF and before the module's init runs, does.
+ */
+static bool hpcc_btf_accepted(void)
+{
+	struct kernfs_node *dir, *kn = NULL;
+
+	if (!IS_ENABLED(CONFIG_SYSFS))
+		return true;
+	dir = kernfs_find_and_get(kernel_kobj->sd, "btf");
+	if (dir) {
+		kn = kernfs_find_and_get(dir, THIS_MODULE->name);
+		kernfs_put(dir);
+	}
+	if (!kn)
+		return false;
+	kernfs_put(kn);
+	return true;
+}
+
 static int __init hpcc_register(void)
 {
 	int err;
@@ -1009,6 +1040,11 @@ static int __init hpcc_register(void)
 #if IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES)
 	if (!THIS_MODULE->btf_data_size) {
 		pr_err("tcp_hpcc: module has no BTF, so bpf_hpcc_report() cannot be registered; rebuild with the Makefile (pahole + resolve_btfids)\n");
+		return -ENOKEY;
+	}
+	if (!hpcc_btf_accepted()) {
+		pr_err("tcp_hpcc: the kernel rejected the module's BTF: built for another build of %s? Rebuild it against this kernel (dkms build --force; see tcp_hpcc(7))\n",
+		       init_utsname()->release);
 		return -ENOKEY;
 	}
 #else

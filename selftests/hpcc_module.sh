@@ -1,12 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# tcp_hpcc loads with BTF, registers "hpcc", refuses bad parameters, is
-# selectable by sysctl and by TCP_CONGESTION, and carries a 64 MiB stream
-# over veth byte-exact (with no telemetry on the path: loss-based mode).
+# tcp_hpcc loads with BTF (and refuses BTF the kernel rejected), registers
+# "hpcc", refuses bad parameters, is selectable by sysctl and by
+# TCP_CONGESTION, and carries a 64 MiB stream over veth byte-exact (with no
+# telemetry on the path: loss-based mode).
 . "$(dirname "$0")/lib.sh"
 
 [ -r "$HPCC_KO" ] || skip_all "no $HPCC_KO (run make first)"
 module_loaded && rmmod tcp_hpcc
+
+# BTF the kernel does not validate, as module BTF made for another build of
+# it (an update that kept the ABI name): Debian's kernels would load the
+# module without its kfunc (CONFIG_MODULE_ALLOW_BTF_MISMATCH), tcp_hpcc
+# refuses; kernels without that option refuse it themselves.
+check "a copy with BTF the kernel cannot validate" \
+	./selftests/hpcc_btf_mangle "$HPCC_KO" /tmp/badbtf.ko
+check "insmod of that copy is refused" sh -c "! insmod /tmp/badbtf.ko 2>/dev/null"
+check "the refusal says the BTF was rejected" sh -c "dmesg | grep -Eq \
+	'tcp_hpcc: the kernel rejected the module.s BTF|failed to validate module \[tcp_hpcc\] BTF'"
+check "nothing of it stays loaded" test ! -e /sys/module/tcp_hpcc
+dmesg | grep -E 'tcp_hpcc.*BTF|BTF mismatch' | sed 's/^/# /'
+rm -f /tmp/badbtf.ko
 
 check "insmod with eta=5 is refused" sh -c "! insmod $HPCC_KO eta=5 2>/dev/null"
 check "the refusal names the allowed range" \
