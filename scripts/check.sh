@@ -6,7 +6,8 @@
 #   3. hpcc-probe on this kernel, with golden outputs (tests/probe)
 #   4. the kernel log scanner of the VM tests (tests/klog)
 #   5. the module and the telemetry loop in a VM on Debian's 6.1 (selftests/),
-#      every test's kernel log passed through the scanner
+#      every test's kernel log passed through the scanner; then the same on
+#      Debian 12's 6.12 (make module KSERIES=6.12 builds build/KVER/tcp_hpcc.ko)
 #   6. the demo's analysis code (tests/demo), a short smoke run of the demo
 #      and of the ns-3 model (sim/; the full demo, bench and sim-bench stay
 #      out of the suite)
@@ -51,7 +52,7 @@ suite() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
-scripts/deps.sh build vm bench sim || exit 1
+scripts/deps.sh build vm bench sim 6.12 || exit 1
 if ! make -s all tests; then
 	echo "check: build failed"
 	echo "0 passed, 1 failed"
@@ -69,6 +70,15 @@ vm_files=(--include selftests --include bpf --include probe
 	--include tests/bpf/bpf_test:tests/bpf/bpf_test)
 suite vm scripts/vm-run.sh --timeout 2400 --include tcp_hpcc.ko "${vm_files[@]}" \
 	-- ./selftests/run_tests.sh
+k612=$(make -s kver KSERIES=6.12 | sed -n 's/^KVER=\([^ ]*\) .*/\1/p')
+if [[ -n $k612 ]] && make -s module KVER="$k612"; then
+	suite vm-6.12 scripts/vm-run.sh --kver "$k612" --timeout 2400 \
+		--include "build/$k612/tcp_hpcc.ko:tcp_hpcc.ko" "${vm_files[@]}" \
+		-- ./selftests/run_tests.sh
+else
+	echo "=== vm-6.12: no 6.12 headers, or building build/$k612/tcp_hpcc.ko failed: counted as a failure"
+	failed=$((failed + 1))
+fi
 
 suite analysis python3 tests/demo/test_analyze.py
 suite demo-smoke sh -c 'scripts/demo.sh --smoke --no-deps >"$0" 2>&1 &&
