@@ -70,7 +70,7 @@ endef
 
 # Every top-level header, so a new one tcp_hpcc.c includes needs no edit
 # where the module is built out of the tree (build/KVER/, build/debug/).
-KBUILD_SRCS := Kbuild tcp_hpcc.c $(notdir $(wildcard $(CURDIR)/*.h))
+KBUILD_SRCS := Kbuild tcp_hpcc.c $(notdir $(wildcard $(CURDIR)/*.h)) scripts
 
 ifneq ($(wildcard $(KDIR)/vmlinux),)
 # Headers that ship vmlinux (Debian's 6.12; 6.1's do not): kbuild adds the
@@ -88,7 +88,7 @@ MODULE_DIR := .
 # kbuild prints "Skipping BTF generation ... unavailability of vmlinux" when it
 # links the .ko (Debian headers ship no vmlinux): expected, we add BTF below.
 module: $(BTF_BASE) $(RESOLVE_BTFIDS)
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) HPCC_BTF_BASE=$(abspath $(BTF_BASE)) modules
 	@mkdir -p $(BUILDDIR)
 	@if [ ! -e $(BTF_STAMP) ] || [ $(MODULE) -nt $(BTF_STAMP) ]; then \
 	    echo "  BTF     $(MODULE) (base $(BTF_BASE))"; \

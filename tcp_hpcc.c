@@ -1101,3 +1101,5 @@ module_exit(hpcc_unregister);
 MODULE_AUTHOR("tcp_hpcc developers");
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("HPCC++ High Precision Congestion Control for TCP");
+/* The vmlinux BTF the module's BTF was made on (Kbuild, scripts/btf-id.sh) */
+MODULE_INFO(btfbase, HPCC_BTF_BASE_ID);

@@ -66,6 +66,7 @@ suite bpf-fuzz tests/bpf/bpf_fuzz
 [[ -x tests/probe/test_probe.sh ]] && suite probe tests/probe/test_probe.sh
 suite klog tests/klog/test_klog.sh
 suite deploy tests/deploy/test_setup.sh
+suite kernel-hook tests/deploy/test_kernel_hook.sh
 vm_files=(--include selftests --include bpf --include probe
 	--include tests/bpf/bpf_test:tests/bpf/bpf_test)
 suite vm scripts/vm-run.sh --timeout 2400 --include tcp_hpcc.ko "${vm_files[@]}" \

@@ -4,7 +4,8 @@
 #   OUTDIR/vmlinux         BTF base (raw BTF or ELF vmlinux with .BTF)
 #   OUTDIR/resolve_btfids  built from the linux-source-X.Y tarball
 #   OUTDIR/vmlinux.h       bpftool btf dump ... format c (not with KBTF_NO_VMLINUX_H=1)
-# Each artefact is reused if present; delete it to rebuild.
+# Each artefact is reused if present; delete it to rebuild. KBTF_VMLINUX_ONLY=1:
+# OUTDIR/vmlinux only (scripts/btf-id.sh -k).
 set -euo pipefail
 
 me=kbtf.sh
@@ -21,16 +22,22 @@ trap 'rm -rf "$tmp"' EXIT
 need() { command -v "$1" >/dev/null || die "missing '$1': apt-get install $2 (or: make deps)"; }
 need_file() { [ -e "$1" ] || die "missing $1: apt-get install $2 (or: make deps)"; }
 
-has_btf_section() { readelf -S --wide "$1" 2>/dev/null | grep -q ' \.BTF '; }
+# grep reads all of readelf's output: with -q it would stop at the match and
+# readelf's SIGPIPE would fail the pipeline (pipefail).
+has_btf_section() { readelf -S --wide "$1" 2>/dev/null | grep ' \.BTF ' >/dev/null; }
 
 # --- vmlinux: the BTF base pahole/resolve_btfids/bpftool split module BTF against.
+# The installed image first: after a kernel update that kept the ABI name
+# the running kernel is the old build until the next boot, and a module
+# built now is for the installed one. The running kernel's BTF only when
+# its image is not there.
 get_vmlinux() {
-    if [ "$(uname -r)" = "$kver" ] && [ -r /sys/kernel/btf/vmlinux ]; then
+    local img=/boot/vmlinuz-$kver
+    if [ ! -e "$img" ] && [ "$(uname -r)" = "$kver" ] && [ -r /sys/kernel/btf/vmlinux ]; then
         cat /sys/kernel/btf/vmlinux > "$tmp/vmlinux"
         mv "$tmp/vmlinux" "$out/vmlinux"
         return
     fi
-    local img=/boot/vmlinuz-$kver
     need_file "$img" "linux-image-$kver"
     need readelf binutils
     # bzImage = setup code + compressed ELF vmlinux: find the payload by its magic
@@ -89,6 +96,7 @@ build_resolve_btfids() {
 }
 
 [ -s "$out/vmlinux" ] || get_vmlinux
+[ -z "${KBTF_VMLINUX_ONLY:-}" ] || exit 0
 [ -x "$out/resolve_btfids" ] || build_resolve_btfids
 # KBTF_NO_VMLINUX_H=1: only what module BTF needs (DKMS builds: no bpftool).
 if [ -z "${KBTF_NO_VMLINUX_H:-}" ] && [ ! -s "$out/vmlinux.h" ]; then
