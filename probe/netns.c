@@ -55,6 +55,12 @@ void enter_netns(const char *name)
 	snprintf(netns_name, sizeof(netns_name), "%s", name);
 }
 
+/* The -n argument, or NULL. */
+const char *netns_arg(void)
+{
+	return netns_name[0] ? netns_name : NULL;
+}
+
 __u64 netns_cookie(void)
 {
 	socklen_t l = sizeof(__u64);

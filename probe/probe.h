@@ -138,6 +138,7 @@ const char *fmt_ns(long long ns, char *buf, size_t len);
 /* ------------------------------------------------------------- netns.c */
 
 void enter_netns(const char *name);
+const char *netns_arg(void);
 __u64 netns_cookie(void);
 const char *init_ns_path(const char *kind, char *buf, size_t len);
 bool in_init_ns(const char *kind);

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -371,8 +373,120 @@ static void show_module(void)
 	fclose(f);
 }
 
+/* ------------------------------------------------------ configuration */
+
+/* hpcc-setup: $HPCC_SETUP, else beside this binary, else in PATH. */
+static bool find_setup(char *buf, size_t len)
+{
+	const char *env = getenv("HPCC_SETUP"), *path = getenv("PATH");
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env) {
+		snprintf(buf, len, "%s", env);
+		return true;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			if (snprintf(buf, len, "%s/hpcc-setup", self) < (int)len &&
+			    !access(buf, X_OK))
+				return true;
+		}
+	}
+	while (path && *path) {
+		n = strcspn(path, ":");
+		if (n && snprintf(buf, len, "%.*s/hpcc-setup", (int)n, path) < (int)len &&
+		    !access(buf, X_OK))
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/*
+ * What hpcc.conf(5) asks for against what is attached in this namespace.
+ * hpcc-setup owns that file (it attaches from it), so its `status` gives
+ * the verdicts, one per line, reading the attachments from this binary
+ * (`status --no-config`). Nothing is said without a configuration file.
+ * Returns hpcc-setup's exit status: 0 as configured, 3 if not, 1 if the
+ * file has errors.
+ */
+static int show_config(const char *conf)
+{
+	char def[PATH_MAX], setup[PATH_MAX], self[PATH_MAX], line[1024];
+	const char *root = getenv("HPCC_PROBE_ROOT"), *ns = netns_arg();
+	int fds[2], st;
+	ssize_t n;
+	pid_t pid;
+	FILE *f;
+
+	if (!conf)
+		conf = getenv("HPCC_CONF");
+	if (!conf) {
+		snprintf(def, sizeof(def), "%s/etc/hpcc/hpcc.conf",
+			 root ? root : "");
+		conf = def;
+	}
+	if (!exists(conf))
+		return 0;
+	printf("configured in %s (hpcc-setup status):\n", conf);
+	if (!find_setup(setup, sizeof(setup))) {
+		printf("  unknown: hpcc-setup not found (HPCC_SETUP, PATH)\n");
+		return 1;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = 0;
+	if (pipe(fds))
+		die("pipe: %s", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		if (self[0])
+			setenv("HPCC_PROBE", self, 1);
+		if (ns)
+			execl(setup, "hpcc-setup", "-c", conf, "-n", ns,
+			      "status", (char *)NULL);
+		else
+			execl(setup, "hpcc-setup", "-c", conf, "status",
+			      (char *)NULL);
+		printf("cannot run %s: %s\n", setup, strerror(errno));
+		_exit(1);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	while (f && fgets(line, sizeof(line), f))
+		printf("  %s%s", line, strchr(line, '\n') ? "" : "\n");
+	if (f)
+		fclose(f);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return 1;
+	return WEXITSTATUS(st);
+}
+
 static const char status_usage[] =
-	"Usage: " PROG " status\n\nWhat is attached where (every network namespace), with the programs' counters and tcp_hpcc's statistics.\n";
+	"Usage: " PROG " status [--config FILE | --no-config]\n"
+	"\n"
+	"What is attached where (every network namespace), with the programs'\n"
+	"counters and tcp_hpcc's statistics; then, if there is a configuration\n"
+	"(hpcc.conf(5)), whether what it asks for is what is attached in this\n"
+	"namespace: hpcc-setup status's verdicts.\n"
+	"\n"
+	"  --config FILE  the configuration (default $HPCC_CONF, else\n"
+	"                 /etc/hpcc/hpcc.conf)\n"
+	"  --no-config    attachments only\n"
+	"\n"
+	"Exit status: 0; with a configuration, 3 if what is attached differs\n"
+	"from it, 1 if it has errors.\n";
 
 /* Every namespace's pins: init's straight under PIN_ROOT, the others'
  * under PIN_ROOT/netns/COOKIE. How many instances were shown.
@@ -417,12 +531,35 @@ static int show_pins(void)
 
 int cmd_status(int argc, char **argv)
 {
-	int shown = 0;
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "no-config", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *conf = NULL;
+	bool no_conf = false;
+	int shown = 0, c;
 
-	if (help_only(argc, argv, "status ", status_usage))
-		return 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			conf = optarg;
+			break;
+		case 'N':
+			no_conf = true;
+			break;
+		case 'h':
+			fputs(status_usage, stdout);
+			return 0;
+		default:
+			usage_err("status ", "bad option");
+		}
+	}
 	if (optind != argc)
 		usage_err("status ", "status takes no arguments");
+	if (conf && no_conf)
+		usage_err("status ", "--config and --no-config exclude each other");
 	need_bpf_caps();
 
 	if (find_bpffs(false))
@@ -430,5 +567,5 @@ int cmd_status(int argc, char **argv)
 	if (!shown)
 		printf("no hpcc programs attached (nothing pinned under " PIN_ROOT ")\n");
 	show_module();
-	return 0;
+	return no_conf ? 0 : show_config(conf);
 }

@@ -81,6 +81,17 @@ t "status: all attached as configured, absent device told" 0 \
 	'switch vt1: attached as configured \(rate 1500 Mbit/s, switch_id 7, port_id 21' "${S[@]}" status
 has 'host vt1: attached as configured' && has 'switch vt9: not attached, device not present'
 tap $? "status: host vt1 and vt9 lines"
+P=(env HPCC_SETUP="$TOP/deploy/hpcc-setup" "$HPCC_PROBE" -n "$ns" status)
+t "hpcc-probe status --config: hpcc-setup's verdicts, exit 0" 0 \
+	"^configured in $conf \(hpcc-setup status\):\$" "${P[@]}" --config "$conf"
+has '^  switch vt1: attached as configured' && has '^  host vt1: attached as configured'
+tap $? "hpcc-probe status --config: one indented line per configured device"
+run env HPCC_CONF="$conf" "${P[@]}"; [ $rc -eq 0 ] && has '^  host vt0: attached'
+tap $? "hpcc-probe status: the configuration from \$HPCC_CONF"
+t "hpcc-probe status: --config with --no-config is a usage error" 2 'exclude each other' \
+	"${P[@]}" --no-config --config "$conf"
+run env HPCC_CONF="$conf" "${P[@]}" --no-config; [ $rc -eq 0 ] && ! has 'configured in'
+tap $? "hpcc-probe status --no-config: nothing of the configuration"
 t "attach again replaces the attachment" 0 'hpcc_host attached to vt0' "${S[@]}" attach vt0
 t "status still as configured after re-attach" 0 'host vt0: attached as configured' "${S[@]}" status
 
@@ -88,6 +99,8 @@ t "status still as configured after re-attach" 0 'host vt0: attached as configur
 sed -i 's/rate 1.5gbit/rate 10gbit/' "$conf"
 t "status: a changed rate DIFFERS, exit 3" 3 'switch vt1: DIFFERS, configured: rate 10000 Mbit/s \(attached: 1500\)' \
 	"${S[@]}" status
+t "hpcc-probe status: the changed rate DIFFERS too, exit 3" 3 '^  switch vt1: DIFFERS, configured: rate 10000' \
+	"${P[@]}" --config "$conf"
 t "apply re-attaches vt1" 0 'rate 10000 Mbit/s' "${S[@]}" apply
 t "status as configured after apply" 0 'switch vt1: attached as configured \(rate 10000' "${S[@]}" status
 sed -i '/^host vt0/d' "$conf"

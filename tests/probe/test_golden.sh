@@ -465,6 +465,31 @@ ip netns exec s bash -c 'dd if=/dev/zero bs=1400 count=100 status=none >/dev/udp
 g -s blocks status
 g -s blocks -m fake status
 g -s blocks -n d status
+
+# ------------------------------------------- status against hpcc.conf
+# hpcc-setup status gives the verdicts; relative paths keep $W out.
+group config
+export HPCC_SETUP=$TOP/deploy/hpcc-setup HPCC_STATE=$W/state
+printf '%s\n' 'host hd0' 'switch r2b rate 1.5gbit switch-id 7 port-id 21' \
+	'host nope0' >$W/hpcc.conf
+note "as configured in d; in r2 the switch port, host hd0 absent there"
+(cd $W && g -s blocks -n d status --config hpcc.conf)
+(cd $W && g -s blocks -n r2 status --config hpcc.conf)
+note "a rate that differs, a host program missing, one nobody asked for"
+printf '%s\n' 'host r2b' 'switch r2b rate 10gbit switch-id 7' >$W/hpcc.conf
+(cd $W && g -s blocks -n r2 status --config hpcc.conf)
+printf '%s\n' 'switch r2b rate 1.5gbit' >$W/hpcc.conf
+(cd $W && g -s blocks -n d status --config hpcc.conf)
+note "errors in the file; no hpcc-setup; the default file, and --no-config"
+printf '%s\n' 'router r2b' >$W/hpcc.conf
+(cd $W && g -s blocks -n r2 status --config hpcc.conf)
+(cd $W && HPCC_SETUP=/nonexistent/hpcc-setup g -s blocks -n r2 status --config hpcc.conf)
+mkdir -p $W/mod-none/etc/hpcc
+printf '%s\n' 'host hd0' >$W/mod-none/etc/hpcc/hpcc.conf
+g -s blocks -n d status --no-config
+rm -r $W/mod-none/etc
+unset HPCC_SETUP HPCC_STATE
+group status
 note "a host device deleted, a host filter removed by hand"
 vethpair d hx0 hx1
 g -n d host attach hx0
@@ -583,7 +608,7 @@ else
 fi
 
 # -------------------------------------------------------------- compare
-for f in usage nonroot host switch trace status flows rawip linktype; do
+for f in usage nonroot host switch trace status config flows rawip linktype; do
 	skip=${f}_skip
 	if [ -n "${!skip:-}" ]; then
 		tap 0 "golden $f.out # SKIP ${!skip}"
