@@ -379,7 +379,7 @@ static void show_module(void)
 static bool find_setup(char *buf, size_t len)
 {
 	const char *env = getenv("HPCC_SETUP"), *path = getenv("PATH");
-	char self[PATH_MAX], *slash;
+	char self[PATH_MAX];
 	ssize_t n;
 
 	if (env) {
@@ -388,6 +388,8 @@ static bool find_setup(char *buf, size_t len)
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
+		char *slash;
+
 		self[n] = 0;
 		slash = strrchr(self, '/');
 		if (slash) {
