@@ -25,6 +25,7 @@ cd "$(dirname "$0")/../.." || exit 1
 TOP=$PWD
 H=${HPCC_PROBE:-$TOP/probe/hpcc-probe}
 GOLD=$TOP/tests/probe/golden
+unset HPCC_CONF		# status: hpcc.conf only where a run puts one
 NORM=$TOP/tests/probe/normalise.pl
 
 n=0 passed=0 failed=0 skipped=0

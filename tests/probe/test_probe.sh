@@ -72,6 +72,8 @@ S=$P-s R1=$P-r1 R2=$P-r2 D=$P-d
 FAKE=$(mktemp -d)	# HPCC_PROBE_ROOT: a faked tcp_hpcc (sysfs, procfs)
 NOMOD=$FAKE/none	# HPCC_PROBE_ROOT without tcp_hpcc, whatever is loaded
 mkdir -p $NOMOD
+# status compares with hpcc.conf when there is one: not this machine's
+export HPCC_CONF=$FAKE/no-hpcc.conf
 
 cleanup() {
 	for ns in $S $R1 $R2 $D; do
