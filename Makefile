@@ -150,12 +150,12 @@ probe: bpf
 selftests: bpf/vmlinux.h
 	$(MAKE) -C selftests
 
-UNIT_CFLAGS := -O2 -g -Wall -Wextra -Werror -I. -Itests/unit
+UNIT_CFLAGS := -O2 -g -Wall -Wextra -Werror -I. -Itests/lib
 
-tests/unit/test_law: tests/unit/test_law.c tests/unit/tap.h hpcc_law.h
+tests/unit/test_law: tests/unit/test_law.c tests/lib/tap.h hpcc_law.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $< -lm
 
-tests/unit/test_ctl: tests/unit/test_ctl.c tests/unit/tap.h hpcc_ctl.h hpcc_law.h hpcc_wire.h
+tests/unit/test_ctl: tests/unit/test_ctl.c tests/lib/tap.h hpcc_ctl.h hpcc_law.h hpcc_wire.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $<
 
 tests/unit/bench_law: tests/unit/bench_law.c hpcc_law.h

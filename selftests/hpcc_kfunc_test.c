@@ -25,7 +25,7 @@
 #include <bpf/libbpf.h>
 
 #include "hpcc_wire.h"
-#include "../tests/unit/tap.h"
+#include "tap.h"
 #include "kfunc_test.skel.h"
 
 enum {
@@ -94,10 +94,8 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	skel = kfunc_test_bpf__open_and_load();
-	if (!skel) {
-		printf("Bail out! loading the tc program failed (is tcp_hpcc loaded, with BTF?)\n");
-		return 1;
-	}
+	if (!skel)
+		return tap_bail("loading the tc program failed (is tcp_hpcc loaded, with BTF?)");
 	tap_ok(1, "tc program calling bpf_hpcc_report() loads");
 
 	lfd = listen_on(&port, "cubic");
@@ -107,11 +105,9 @@ int main(void)
 	if (lfd < 0 || cfd < 0 ||
 	    setsockopt(cfd, IPPROTO_TCP, TCP_CONGESTION, "hpcc", 4) ||
 	    connect(cfd, (void *)&a, sizeof(a)) ||
-	    getsockname(cfd, (void *)&local, &len)) {
-		printf("Bail out! hpcc connection over lo: %s\n",
-		       strerror(errno));
-		return 1;
-	}
+	    getsockname(cfd, (void *)&local, &len))
+		return tap_bail("hpcc connection over lo: %s",
+				strerror(errno));
 	sfd = accept(lfd, NULL, NULL);
 	len = sizeof(cc);
 	getsockopt(cfd, IPPROTO_TCP, TCP_CONGESTION, cc, &len);
@@ -133,15 +129,11 @@ int main(void)
 
 	hook.ifindex = if_nametoindex("lo");
 	err = bpf_tc_hook_create(&hook);
-	if (err && err != -EEXIST) {
-		printf("Bail out! clsact on lo: %d\n", err);
-		return 1;
-	}
+	if (err && err != -EEXIST)
+		return tap_bail("clsact on lo: %d", err);
 	opts.prog_fd = bpf_program__fd(skel->progs.kfunc_test);
-	if (bpf_tc_attach(&hook, &opts)) {
-		printf("Bail out! attaching to lo egress failed\n");
-		return 1;
-	}
+	if (bpf_tc_attach(&hook, &opts))
+		return tap_bail("attaching to lo egress failed");
 
 	reader = fork();
 	if (!reader) {

@@ -840,20 +840,14 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (geteuid()) {
-		printf("1..0 # SKIP needs root\n");
-		return 0;
-	}
-	if (unshare(CLONE_NEWNET)) {
-		printf("1..0 # SKIP no network namespace: %s\n",
-		       strerror(errno));
-		return 0;
-	}
+	if (geteuid())
+		return tap_skip_all("needs root");
+	if (unshare(CLONE_NEWNET))
+		return tap_skip_all("no network namespace: %s",
+				    strerror(errno));
 	ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0 || ncpus > 256) {
-		printf("1..0 # SKIP %d CPUs\n", ncpus);
-		return 0;
-	}
+	if (ncpus <= 0 || ncpus > 256)
+		return tap_skip_all("%d CPUs", ncpus);
 	h = hpcc_host__open_and_load();
 	s = hpcc_switch__open_and_load();
 	tap_ok(h && s, "hpcc_host and hpcc_switch load");

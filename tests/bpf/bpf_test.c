@@ -43,6 +43,7 @@
 #include "hpcc_switch.skel.h"
 #include "hpcc_host.skel.h"
 #include "noop.skel.h"
+#include "tap.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -50,7 +51,6 @@
 
 /* ------------------------------------------------------------------ TAP */
 
-static int t_num, t_pass, t_fail, t_skip;
 static char t_diag[4096];
 
 /* Accumulate a diagnostic printed only if the current case fails. */
@@ -72,28 +72,21 @@ static void tap(bool ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
-	t_num++;
-	printf("%sok %d - %s\n", ok ? "" : "not ", t_num, name);
-	if (ok) {
-		t_pass++;
-	} else {
+	if (!tap_ok(ok, "%s", name)) {
 		char *line = strtok(t_diag, "\n");
 
-		t_fail++;
 		for (; line; line = strtok(NULL, "\n"))
-			printf("#   %s\n", line);
+			tap_diag("%s", line);
+		fflush(stdout);
 	}
 	t_diag[0] = 0;
-	fflush(stdout);
 }
 
-static void tap_skip(const char *name, const char *why)
+/* A case not run: what was gathered for it goes. */
+static void skip_case(const char *name, const char *why)
 {
-	t_num++;
-	t_skip++;
-	printf("ok %d - %s # SKIP %s\n", t_num, name, why);
 	t_diag[0] = 0;
-	fflush(stdout);
+	tap_skip(name, why);
 }
 
 /* Check helper: records a diagnostic, returns the condition. */
@@ -567,7 +560,7 @@ static void expect_untouched(int prog, int cnt_fd, const struct pkt *in,
 		/* Newer kernels refuse test_run frames shorter than the L3
 		 * header their ethertype announces.
 		 */
-		tap_skip(name, "kernel's test_run refuses this runt");
+		skip_case(name, "kernel's test_run refuses this runt");
 		return;
 	}
 	ok &= CHECK(!r.err && r.retval == want_ret, "retval %d", r.retval);
@@ -1164,8 +1157,8 @@ static void test_host_responses(void)
 
 	/* With the module: an hpcc socket and a nonce it never sent. */
 	if (!have_module) {
-		tap_skip("host: response with a wrong nonce -> bad_nonce",
-			 "tcp_hpcc.ko kfunc not loaded");
+		skip_case("host: response with a wrong nonce -> bad_nonce",
+			  "tcp_hpcc.ko kfunc not loaded");
 		return;
 	}
 	{
@@ -1177,9 +1170,9 @@ static void test_host_responses(void)
 
 		cfd = tcp_pair(false, cc, &cport, &sport, &lfd);
 		if (cfd < 0) {
-			tap_skip("host: response with a wrong nonce -> "
-				 "bad_nonce", "cannot select congestion "
-				 "control (set HPCC_CC)");
+			skip_case("host: response with a wrong nonce -> "
+				  "bad_nonce", "cannot select congestion "
+				  "control (set HPCC_CC)");
 			return;
 		}
 		/* Put data in flight so the flow has probe state. */
@@ -1194,8 +1187,8 @@ static void test_host_responses(void)
 		run_prog(host_prog, &in, &r);
 		counters_read(host_cnt, now);
 		if (now[HPCC_CNT_NO_FLOW_STATE] != before[HPCC_CNT_NO_FLOW_STATE])
-			tap_skip("host: response with a wrong nonce -> "
-				 "bad_nonce", "flow has no per-flow state");
+			skip_case("host: response with a wrong nonce -> "
+				  "bad_nonce", "flow has no per-flow state");
 		else
 			tap(r.retval == TC_ACT_SHOT &&
 			    now[HPCC_CNT_BAD_NONCE] ==
@@ -1635,7 +1628,7 @@ static void qdisc_case(const struct qcase *qc)
 	if (sh("%s 2>/tmp/hpcc_tc_err.txt", cmd)) {
 		if (!system("grep -q 'kind is unknown' /tmp/hpcc_tc_err.txt")) {
 			t_diag[0] = 0;
-			tap_skip(qc->name, "qdisc not in this kernel");
+			skip_case(qc->name, "qdisc not in this kernel");
 		} else {
 			tap(false, "qdisc %s: tc setup", qc->name);
 		}
@@ -1941,7 +1934,7 @@ static void l3_tests(void)
 	bool ok;
 
 	if (access("/dev/net/tun", R_OK | W_OK)) {
-		tap_skip("raw IP devices (tun)", "no /dev/net/tun");
+		skip_case("raw IP devices (tun)", "no /dev/net/tun");
 		return;
 	}
 	if (ns_create("hpccl") || ns_enter()) {
@@ -1953,8 +1946,8 @@ static void l3_tests(void)
 	if (t0 < 0 || t1 < 0) {
 		ns_leave();
 		t_diag[0] = 0;
-		tap_skip("raw IP devices (tun)", "cannot create a tun device "
-			 "(no tun driver?)");
+		skip_case("raw IP devices (tun)", "cannot create a tun device "
+			  "(no tun driver?)");
 		goto out;
 	}
 	ifindex = if_nametoindex("tn1");
@@ -2123,7 +2116,7 @@ static void netns_tests(void)
 	size_t i;
 
 	if (system("command -v ip >/dev/null && command -v tc >/dev/null")) {
-		tap_skip("qdisc traffic tests", "ip/tc not installed");
+		skip_case("qdisc traffic tests", "ip/tc not installed");
 		return;
 	}
 	for (i = 0; i < sizeof(qcases) / sizeof(qcases[0]); i++)
@@ -2306,17 +2299,11 @@ int main(int argc, char **argv)
 	libbpf_set_print(libbpf_quiet);
 	if (argc > 1 && !strcmp(argv[1], "--bench"))
 		return bench();
-	if (geteuid() != 0) {
-		printf("1..0 # SKIP needs root\n");
-		return 0;
-	}
+	if (geteuid() != 0)
+		return tap_skip_all("needs root");
 	switch_tests();
 	host_tests();
 	if (!unit_only)
 		netns_tests();
-	printf("1..%d\n", t_num);
-	printf("# %d passed, %d failed\n", t_pass, t_fail);
-	if (t_skip)
-		printf("# %d skipped\n", t_skip);
-	return t_fail ? 1 : 0;
+	return tap_done();
 }
