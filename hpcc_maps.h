@@ -17,12 +17,36 @@
 #define HPCC_CFG_F_RAW_IP	0x0002	/* the device has no link-layer
 					 * header (tun, wireguard, ipip...)
 					 */
+#define HPCC_CFG_F_REFLECT	0x0004	/* reflect_rate/_burst are set */
+
+/* Probes the receiver turns around, per device, without configuration:
+ * as many as a sender's namespace may send at most (tcp_hpcc's
+ * probe_limit default), and a burst of 10 ms of them.
+ */
+#define HPCC_REFLECT_RATE_DEFAULT	100000	/* probes/s */
+#define HPCC_REFLECT_BURST_DEFAULT	1000	/* probes */
 
 struct hpcc_host_cfg {
 	__u8 probe_dscp;
 	__u8 resp_dscp;
 	__u16 flags;			/* HPCC_CFG_F_* */
+	/* Reflection limit, a token bucket: at most reflect_rate probes/s
+	 * (0: no limit) and reflect_burst (at least 1) at once. Was a
+	 * reserved 0 in the 8-byte version of this struct.
+	 */
+	__u32 reflect_rate;
+	__u32 reflect_burst;
 	__u32 reserved;
+};
+
+/* The reflection limit's state: map "hpcc_reflect_tb", ARRAY, one entry.
+ * A generic cell rate algorithm: tat is the theoretical arrival time of
+ * the next probe, in bpf_ktime_get_ns() time; a probe is reflected while
+ * tat is at most (burst - 1) / rate ahead of now, and moves it on by
+ * 1 / rate.
+ */
+struct hpcc_reflect_tb {
+	__u64 tat;
 };
 
 /* Switch port config: map "hpcc_port_cfg", HASH, key __u32 egress ifindex.
@@ -119,6 +143,15 @@ enum hpcc_counter {
 	 * Appended, so that older pinned maps keep their indices.
 	 */
 	HPCC_CNT_BAD_CSUM,
+	/* host: a valid probe that is not answered (dropped). Appended. */
+	HPCC_CNT_REFLECT_NO_SOCKET,	/* no socket for its 4-tuple: a closed
+					 * port, an address not ours, a
+					 * spoofed source
+					 */
+	HPCC_CNT_REFLECT_NO_CONN,	/* only a listener, a request or a
+					 * timewait socket: no connection
+					 */
+	HPCC_CNT_REFLECT_LIMITED,	/* over the reflection rate */
 	HPCC_CNT_MAX
 };
 
@@ -153,6 +186,9 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	case HPCC_CNT_QSTAT_CONTENDED:	return "qstat_contended";
 	case HPCC_CNT_QSTAT_OTHER_NETNS: return "qstat_other_netns";
 	case HPCC_CNT_BAD_CSUM:		return "bad_csum";
+	case HPCC_CNT_REFLECT_NO_SOCKET: return "reflect_no_socket";
+	case HPCC_CNT_REFLECT_NO_CONN:	return "reflect_no_conn";
+	case HPCC_CNT_REFLECT_LIMITED:	return "reflect_limited";
 	}
 	return "?";
 }

@@ -6,7 +6,9 @@
  * addresses and ports swapped, HPCC_F_RESPONSE, response DSCP, fresh TTL)
  * and sent back out of the device it came in on. Ethernet devices (with
  * in-band VLAN tags or not) and raw IP devices (tun, wireguard, ipip...)
- * alike; see hpcc_link_of().
+ * alike; see hpcc_link_of(). Only a probe of a connection of this host
+ * (its 4-tuple finds a connected TCP socket) is answered, at most at the
+ * reflection rate; the others are dropped and counted: no open reflector.
  * Sender: a valid response is handed to tcp_hpcc.ko through its kfunc
  * bpf_hpcc_report() for the local socket it belongs to, then dropped so
  * TCP never sees it.
@@ -47,6 +49,14 @@ struct {
 	__type(value, __u64);
 } hpcc_counters SEC(".maps");
 
+/* The reflection limit's state (struct hpcc_reflect_tb). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hpcc_reflect_tb);
+} hpcc_reflect_tb SEC(".maps");
+
 /* Scratch copy of a response for the kfunc (keeps it off the stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -55,6 +65,19 @@ struct {
 	__type(value, struct hpcc_probe);
 } hpcc_report_buf SEC(".maps");
 
+#define HPCC_TB_RETRIES		4
+#define HPCC_NSEC_PER_SEC	1000000000ULL
+
+/* READ_ONCE() of a u64 other CPUs change: one load, never torn, never
+ * merged with another by the compiler.
+ */
+static __always_inline __u64 hpcc_read_once_u64(const __u64 *p)
+{
+	__u64 v;
+
+	asm volatile("%0 = *(u64 *)(%1 + 0)" : "=r"(v) : "r"(p));
+	return v;
+}
 
 /* Is tcp_hpcc.ko there? Its BTF has the wire types (the kfunc takes a
  * struct hpcc_probe): a CO-RE type-existence check is resolved by libbpf
@@ -137,6 +160,99 @@ static __always_inline __u32 hpcc_report_counter(int ret)
 	}
 }
 
+/* The socket lookup's tuple of candidate @p into @t (its length in
+ * @tlen): 0, or -1 if the packet could not be read. A probe travels
+ * sender -> us and a response peer -> us: as an incoming packet's tuple
+ * either is exactly what the lookup wants.
+ */
+static __always_inline int hpcc_tuple(struct __sk_buff *skb,
+				      const struct hpcc_pkt *p,
+				      struct bpf_sock_tuple *t, __u32 *tlen)
+{
+	if (p->ipv6) {
+		if (bpf_skb_load_bytes(skb, p->l3_off +
+				       offsetof(struct hpcc_ip6h, saddr),
+				       &t->ipv6.saddr, 32) ||
+		    bpf_skb_load_bytes(skb, p->l4_off, &t->ipv6.sport, 4))
+			return -1;
+		*tlen = sizeof(t->ipv6);
+	} else {
+		if (bpf_skb_load_bytes(skb, p->l3_off +
+				       offsetof(struct hpcc_iph, saddr),
+				       &t->ipv4.saddr, 8) ||
+		    bpf_skb_load_bytes(skb, p->l4_off, &t->ipv4.sport, 4))
+			return -1;
+		*tlen = sizeof(t->ipv4);
+	}
+	return 0;
+}
+
+/* Is probe @p one of a connection of ours? Its destination must be a
+ * local address and port with a connected TCP socket whose peer is the
+ * probe's source: one established-table lookup, which also finds
+ * listeners, request and timewait sockets (no connection to measure).
+ * So a probe to a closed port, to an address this host does not own, or
+ * with a spoofed source is refused, and a response can only go to the
+ * peer of a live connection. The tc hook runs before netfilter: this is
+ * the policy probes get (Documentation/tcp_hpcc.rst, "Reflection").
+ * 0, or the counter of the refusal.
+ */
+static __always_inline __u32 hpcc_reflect_conn(struct __sk_buff *skb,
+					       const struct hpcc_pkt *p)
+{
+	struct bpf_sock_tuple t = {};
+	struct bpf_sock *sk;
+	__u32 tlen, cnt = 0;
+
+	if (hpcc_tuple(skb, p, &t, &tlen))
+		return HPCC_CNT_WRITE_FAIL;
+	sk = bpf_skc_lookup_tcp(skb, &t, tlen, BPF_F_CURRENT_NETNS, 0);
+	if (!sk)
+		return HPCC_CNT_REFLECT_NO_SOCKET;
+	if (sk->state == BPF_TCP_LISTEN || !bpf_skc_to_tcp_sock(sk))
+		cnt = HPCC_CNT_REFLECT_NO_CONN;
+	bpf_sk_release(sk);
+	return cnt;
+}
+
+/* The reflection limit (struct hpcc_reflect_tb): may one more probe be
+ * answered now? One rate for the device, whichever CPU the probe came
+ * in on; the slot is updated with a cmpxchg, and a probe that cannot get
+ * in after HPCC_TB_RETRIES tries is refused as over the rate.
+ */
+static __always_inline bool hpcc_reflect_ok(const struct hpcc_host_cfg *cfg)
+{
+	__u64 rate = HPCC_REFLECT_RATE_DEFAULT;
+	__u64 burst = HPCC_REFLECT_BURST_DEFAULT;
+	struct hpcc_reflect_tb *tb;
+	__u64 now, ival, old, tat;
+	__u32 zero = 0, i;
+
+	if (cfg && (cfg->flags & HPCC_CFG_F_REFLECT)) {
+		rate = cfg->reflect_rate;
+		burst = cfg->reflect_burst;
+	}
+	if (!rate)
+		return true;
+	if (!burst)
+		burst = 1;
+	tb = bpf_map_lookup_elem(&hpcc_reflect_tb, &zero);
+	if (!tb)
+		return false;
+	ival = HPCC_NSEC_PER_SEC / rate;
+	now = bpf_ktime_get_ns();
+	for (i = 0; i < HPCC_TB_RETRIES; i++) {
+		old = hpcc_read_once_u64(&tb->tat);
+		tat = old > now ? old : now;
+		if (tat - now > (burst - 1) * ival)
+			return false;
+		if (__sync_val_compare_and_swap(&tb->tat, old, tat + ival) ==
+		    old)
+			return true;
+	}
+	return false;
+}
+
 /* Hand a response, its payload checked and copied to @buf, to the
  * module. Returns the counter to bump.
  */
@@ -150,25 +266,8 @@ static __always_inline __u32 hpcc_deliver(struct __sk_buff *skb,
 	__u32 tlen, cnt;
 	int ret;
 
-	/* The response travels peer -> us: as an incoming packet's tuple
-	 * it is exactly what the socket lookup wants.
-	 */
-	if (p->ipv6) {
-		if (bpf_skb_load_bytes(skb, p->l3_off +
-				       offsetof(struct hpcc_ip6h, saddr),
-				       &t.ipv6.saddr, 32) ||
-		    bpf_skb_load_bytes(skb, p->l4_off, &t.ipv6.sport, 4))
-			return HPCC_CNT_WRITE_FAIL;
-		tlen = sizeof(t.ipv6);
-	} else {
-		if (bpf_skb_load_bytes(skb, p->l3_off +
-				       offsetof(struct hpcc_iph, saddr),
-				       &t.ipv4.saddr, 8) ||
-		    bpf_skb_load_bytes(skb, p->l4_off, &t.ipv4.sport, 4))
-			return HPCC_CNT_WRITE_FAIL;
-		tlen = sizeof(t.ipv4);
-	}
-
+	if (hpcc_tuple(skb, p, &t, &tlen))
+		return HPCC_CNT_WRITE_FAIL;
 	sk = bpf_skc_lookup_tcp(skb, &t, tlen, BPF_F_CURRENT_NETNS, 0);
 	if (!sk)
 		return HPCC_CNT_NO_SOCKET;
@@ -236,6 +335,14 @@ int hpcc_host(struct __sk_buff *skb)
 	}
 	if (cls == HPCC_PKT_RESPONSE) {
 		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p, buf));
+		return TC_ACT_SHOT;
+	}
+	/* A probe: only for a connection of ours, only within the rate. */
+	reason = hpcc_reflect_conn(skb, &p);
+	if (!reason && !hpcc_reflect_ok(cfg))
+		reason = HPCC_CNT_REFLECT_LIMITED;
+	if (reason) {
+		hpcc_count(&hpcc_counters, reason);
 		return TC_ACT_SHOT;
 	}
 	if (hpcc_reflect(skb, &p, &h, dscp.resp)) {

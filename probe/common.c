@@ -322,6 +322,16 @@ const char *fmt_ns(long long ns, char *buf, size_t len)
 	return buf;
 }
 
+const char *fmt_reflect(__u32 rate, __u32 burst, char *buf, size_t len)
+{
+	if (!rate)
+		snprintf(buf, len, "reflect unlimited");
+	else
+		snprintf(buf, len, "reflect %u/s burst %u", rate,
+			 burst ? burst : 1);
+	return buf;
+}
+
 /* Options of a command that takes only --help: true when help was shown.
  * Leaves optind at the first operand.
  */

@@ -19,18 +19,35 @@
 
 const char *host_usage =
 	"Usage: " PROG " [-n NETNS] host attach DEV [--probe-dscp N] [--response-dscp N]\n"
+	"                  [--reflect-rate N] [--reflect-burst N]\n"
 	"       " PROG " [-n NETNS] host detach DEV\n"
 	"\n"
 	"Attach hpcc_host (probe reflector, response delivery to tcp_hpcc)\n"
 	"to DEV's tc ingress; pinned under " PIN_ROOT "/host/DEV.\n"
 	"DSCPs default to tcp_hpcc's probe_dscp/response_dscp parameters when\n"
-	"the module is loaded, else 7/3.\n";
+	"the module is loaded, else 7/3. Probes are answered only for a\n"
+	"connection of this host, and at most:\n"
+	"  --reflect-rate N   probes/s, all of DEV's together (default 100000;\n"
+	"                     0: no limit)\n"
+	"  --reflect-burst N  probes at once beyond the rate (default 1000)\n";
 
 /* What `host attach` was told; DSCPs -1 when not given. */
 struct host_opts {
 	const char *dev;
 	int probe, resp;
+	__u32 rate, burst;
 };
+
+/* --reflect-rate / --reflect-burst @s: 0..2^32-1 (@min: its least). */
+static __u32 host_parse_count(const char *opt, const char *s, __u32 min)
+{
+	__u32 v;
+
+	if (parse_u32(s, &v) || v < min)
+		usage_err("host ", "bad %s '%s': expected an integer %u..%u",
+			  opt, s, min, UINT32_MAX);
+	return v;
+}
 
 /* Parse attach's options into @o: 1 when the help was printed. */
 static int host_attach_args(int argc, char **argv, struct host_opts *o)
@@ -38,6 +55,8 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 	static const struct option lo[] = {
 		{ "probe-dscp", required_argument, NULL, 'p' },
 		{ "response-dscp", required_argument, NULL, 'r' },
+		{ "reflect-rate", required_argument, NULL, 'R' },
+		{ "reflect-burst", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -45,6 +64,8 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 
 	o->probe = -1;
 	o->resp = -1;
+	o->rate = HPCC_REFLECT_RATE_DEFAULT;
+	o->burst = HPCC_REFLECT_BURST_DEFAULT;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -52,6 +73,13 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 			break;
 		case 'r':
 			o->resp = parse_dscp("--response-dscp", optarg);
+			break;
+		case 'R':
+			o->rate = host_parse_count("--reflect-rate", optarg, 0);
+			break;
+		case 'B':
+			o->burst = host_parse_count("--reflect-burst", optarg,
+						    1);
 			break;
 		case 'h':
 			fputs(host_usage, stdout);
@@ -101,7 +129,10 @@ static struct hpcc_host *host_load(const struct host_opts *o, bool raw_ip)
 	struct hpcc_host_cfg cfg = {
 		.probe_dscp = o->probe,
 		.resp_dscp = o->resp,
-		.flags = HPCC_CFG_F_DSCP | (raw_ip ? HPCC_CFG_F_RAW_IP : 0),
+		.flags = HPCC_CFG_F_DSCP | HPCC_CFG_F_REFLECT |
+			 (raw_ip ? HPCC_CFG_F_RAW_IP : 0),
+		.reflect_rate = o->rate,
+		.reflect_burst = o->burst,
 	};
 	struct hpcc_host *skel;
 	__u32 zero = 0;
@@ -122,6 +153,7 @@ static int host_pin(struct hpcc_host *skel, const char *dir)
 		{ skel->maps.hpcc_host_cfg, PIN_CFG_HOST },
 		{ skel->maps.hpcc_counters, PIN_COUNTERS },
 		{ skel->maps.hpcc_report_buf, "hpcc_report_buf" },
+		{ skel->maps.hpcc_reflect_tb, "hpcc_reflect_tb" },
 	};
 	int err;
 
@@ -134,7 +166,7 @@ static int host_pin(struct hpcc_host *skel, const char *dir)
 
 int cmd_host_attach(int argc, char **argv)
 {
-	char dir[PATH_MAX], name[IF_NAMESIZE];
+	char dir[PATH_MAX], name[IF_NAMESIZE], lim[64];
 	struct hpcc_host *skel;
 	struct host_opts o;
 	struct modinfo m;
@@ -174,8 +206,10 @@ int cmd_host_attach(int argc, char **argv)
 	}
 	hpcc_host__destroy(skel);
 
-	printf("host: hpcc_host attached to %s ingress (probe_dscp %d, response_dscp %d%s), pinned at %s\n",
-	       o.dev, o.probe, o.resp, raw_ip ? ", raw IP device" : "", dir);
+	printf("host: hpcc_host attached to %s ingress (probe_dscp %d, response_dscp %d, %s%s), pinned at %s\n",
+	       o.dev, o.probe, o.resp, fmt_reflect(o.rate, o.burst, lim,
+						   sizeof(lim)),
+	       raw_ip ? ", raw IP device" : "", dir);
 	if (!m.loaded)
 		warnmsg("tcp_hpcc is not loaded: probes are reflected, but responses to local flows are dropped (counted as no_module); load the module, then detach and attach again to deliver them");
 	return 0;

@@ -191,6 +191,7 @@ static void show_host(const char *dir, const char *dev, const char *label,
 	int ifindex = in_ns ? (int)if_nametoindex(dev) : 0;
 	int fd = pinned_fd(dir, PIN_CFG_HOST);
 	int probe = HPCC_DSCP_PROBE_DEFAULT, resp = HPCC_DSCP_RESPONSE_DEFAULT;
+	char lim[64] = "";
 
 	if (fd >= 0 && !bpf_map_lookup_elem(fd, &zero, &cfg) &&
 	    (cfg.flags & HPCC_CFG_F_DSCP)) {
@@ -199,10 +200,16 @@ static void show_host(const char *dir, const char *dev, const char *label,
 	}
 	if (fd >= 0)
 		close(fd);
+	/* A program older than the limit has no such setting. */
+	if (cfg.flags & HPCC_CFG_F_REFLECT) {
+		fmt_reflect(cfg.reflect_rate, cfg.reflect_burst, lim,
+			    sizeof(lim) - 2);
+		strcat(lim, ", ");
+	}
 	if (ifindex)
 		cur = tc_prog_id(ifindex, BPF_TC_INGRESS);
-	printf("host %s [%s]: prog id %u, probe_dscp %d, response_dscp %d, %stc ingress %s\n",
-	       dev, label, id, probe, resp,
+	printf("host %s [%s]: prog id %u, probe_dscp %d, response_dscp %d, %s%stc ingress %s\n",
+	       dev, label, id, probe, resp, lim,
 	       cfg.flags & HPCC_CFG_F_RAW_IP ? "raw IP, " : "",
 	       host_state(in_ns, ifindex, cur, id));
 	print_counters(dir);

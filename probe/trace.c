@@ -5,7 +5,10 @@
  * One probe, exactly as tcp_hpcc.ko sends them (a TCP segment without
  * control flags, the probe DSCP, struct hpcc_probe as payload, valid TCP
  * checksum), leaves through a raw socket, so every hpcc_switch egress on
- * the way stamps it and the receiver's hpcc_host turns it around.
+ * the way stamps it and the receiver's hpcc_host turns it around. The
+ * receiver answers only the probes of its connections, so the probe
+ * belongs to one: a TCP connection to DEST:PORT, opened first and reset
+ * when the response is in.
  *
  * The response is read from an AF_PACKET socket: packet taps (ptype_all)
  * see a frame in __netif_receive_skb_core before tc ingress, so we get
@@ -39,12 +42,15 @@ static const char *trace_usage =
 	"                  [--probe-dscp N] [--response-dscp N] [--json]\n"
 	"\n"
 	"Send one HPCC probe to DEST (an IPv4 or IPv6 literal; [v6]:PORT with a\n"
-	"port) and print the hops its response reports. The probe is a TCP\n"
-	"segment DEST:PORT (default 80) <- our address:SPORT (default random),\n"
-	"so it follows the ECMP path of that 5-tuple. DEST needs hpcc_host on\n"
-	"its ingress; no module is needed anywhere.\n"
-	"  --timeout SEC   wait this long for the response (default 1)\n"
-	"  --sport N       source port (default: random 32768..60999)\n"
+	"port) and print the hops its response reports. The probe belongs to a\n"
+	"TCP connection to DEST:PORT (default 80) from our address:SPORT\n"
+	"(default: the kernel's choice), opened for it: it follows the ECMP\n"
+	"path of that 5-tuple, and DEST needs a listener on PORT, as hpcc_host\n"
+	"answers only the probes of a connection. DEST needs hpcc_host on its\n"
+	"ingress; no module is needed anywhere.\n"
+	"  --timeout SEC   wait this long for the connection, and as long for\n"
+	"                  the response (default 1)\n"
+	"  --sport N       source port (default: an ephemeral port)\n"
 	"  --dev DEV       send and listen on DEV only\n"
 	"  --json          one JSON object instead of the table\n";
 
@@ -218,27 +224,83 @@ static int trace_socket(const struct trace *tr, int family, int type,
 	return fd;
 }
 
-/* Our address towards DEST: what a connected UDP socket picks. */
-static void trace_source(struct trace *tr)
+/* DEST:PORT as the connection sees it ([v6]:port), into @buf. */
+static const char *trace_dest(const struct trace *tr, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+	bool v6 = tr->t.family == AF_INET6;
+
+	inet_ntop(tr->t.family, &tr->t.dst, a, sizeof(a));
+	snprintf(buf, len, "%s%s%s:%u", v6 ? "[" : "", a, v6 ? "]" : "",
+		 tr->t.dport);
+	return buf;
+}
+
+/* The connection the probe belongs to: connected to DEST:PORT within the
+ * timeout, from --sport if given; our address and port go to tr->t. Its
+ * socket, which the caller resets (SO_LINGER 0) when done: no TIME_WAIT
+ * is left on either side.
+ */
+static int trace_connect(struct trace *tr)
 {
 	struct sockaddr_storage ss, me;
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct pollfd pfd = { .events = POLLOUT };
+	char dest[INET6_ADDRSTRLEN + 8];
 	socklen_t len;
-	int fd;
+	int fd, err = 0, n;
 
-	fd = trace_socket(tr, tr->t.family, SOCK_DGRAM, 0);
+	fd = trace_socket(tr, tr->t.family, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		die("socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	if (tr->t.sport) {
+		memset(&me, 0, sizeof(me));
+		me.ss_family = tr->t.family;
+		if (tr->t.family == AF_INET)
+			((struct sockaddr_in *)&me)->sin_port =
+				htons(tr->t.sport);
+		else
+			((struct sockaddr_in6 *)&me)->sin6_port =
+				htons(tr->t.sport);
+		if (bind(fd, (void *)&me, tr->t.family == AF_INET ?
+			 sizeof(struct sockaddr_in) :
+			 sizeof(struct sockaddr_in6)))
+			die("cannot use source port %u: %s", tr->t.sport,
+			    strerror(errno));
+	}
 	len = trace_sockaddr(tr, tr->t.dport, &ss);
-	if (connect(fd, (void *)&ss, len))
-		die("no route to %s: %s", tr->dest, strerror(errno));
+	pfd.fd = fd;
+	if (connect(fd, (void *)&ss, len) && errno != EINPROGRESS) {
+		err = errno;
+	} else {
+		n = poll(&pfd, 1, (int)(tr->timeout * 1000));
+		len = sizeof(err);
+		if (n <= 0)
+			err = n ? errno : ETIMEDOUT;
+		else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+			err = errno;
+	}
+	trace_dest(tr, dest, sizeof(dest));
+	if (err == ECONNREFUSED)
+		die("%s refused the connection: hpcc_host answers only the probes of a connection, so trace needs a port with a listener (DEST:PORT)",
+		    dest);
+	if (err == ETIMEDOUT)
+		die("no connection to %s within %g s (is the address in use, its port open, a firewall in the way?)",
+		    dest, tr->timeout);
+	if (err)
+		die("cannot connect to %s: %s", dest, strerror(err));
 	len = sizeof(me);
 	if (getsockname(fd, (void *)&me, &len))
 		die("getsockname: %s", strerror(errno));
-	if (tr->t.family == AF_INET)
+	if (tr->t.family == AF_INET) {
 		tr->t.src.v4 = ((struct sockaddr_in *)&me)->sin_addr;
-	else
+		tr->t.sport = ntohs(((struct sockaddr_in *)&me)->sin_port);
+	} else {
 		tr->t.src.v6 = ((struct sockaddr_in6 *)&me)->sin6_addr;
-	close(fd);
+		tr->t.sport = ntohs(((struct sockaddr_in6 *)&me)->sin6_port);
+	}
+	return fd;
 }
 
 /* Classic BPF: only TCP from DEST's @dport to our @sport reaches us. The
@@ -347,8 +409,8 @@ static bool trace_recv(const struct trace *tr, int fd, struct probe_resp *r)
 		return false;
 	m = probe_match(buf, n, ntohs(sll.sll_protocol), &tr->t, tr->nonce, r);
 	if (m == PROBE_RST)
-		die("%s answered the probe with a TCP RST: it reached the receiver's TCP stack, so no hpcc_host with probe DSCP %d runs on the receiver's ingress",
-		    tr->dest, tr->probe);
+		die("%s reset the connection before the probe's response came",
+		    tr->dest);
 	if (m != PROBE_RESPONSE)
 		return false;
 	r->rtt_ns = now_ns() - tr->sent_ns;
@@ -366,8 +428,8 @@ static void trace_wait(const struct trace *tr, int fd, struct probe_resp *r)
 		__u64 now = now_ns();
 
 		if (now >= deadline)
-			die("no response from %s within %g s (is hpcc_host attached on the receiver's ingress? a firewall? is the return path through a device we can see?)",
-			    tr->dest, tr->timeout);
+			die("no response from %s within %g s (is hpcc_host attached on the receiver's ingress, with probe DSCP %d? its reflection limit? a firewall? is the return path through a device we can see?)",
+			    tr->dest, tr->timeout, tr->probe);
 		if (poll(&pfd, 1, (deadline - now + 999999) / 1000000) <= 0)
 			continue;
 		if (trace_recv(tr, fd, r))
@@ -479,7 +541,7 @@ int cmd_trace(int argc, char **argv)
 {
 	struct probe_resp r = {};
 	struct trace tr;
-	int fd;
+	int fd, conn;
 
 	if (trace_args(argc, argv, &tr))
 		return 0;
@@ -491,17 +553,16 @@ int cmd_trace(int argc, char **argv)
 	}
 	dscp_defaults(&tr.probe, &tr.resp, "trace");
 	check_dscps(tr.probe, tr.resp, "trace ");
-	if (!tr.t.sport)
-		tr.t.sport = 32768 + rnd32() % (61000 - 32768);
 	tr.nonce = rnd32();
 	if (!tr.nonce)
 		tr.nonce = 1;
 
-	trace_source(&tr);
+	conn = trace_connect(&tr);
 	fd = trace_listen(&tr);
 	trace_send(&tr);
 	trace_wait(&tr, fd, &r);
 	close(fd);
+	close(conn);
 	print_result(&tr, &r);
 	return 0;
 }

@@ -9,12 +9,15 @@
 
 [ -x ./probe/hpcc-probe ] || skip_all "no probe/hpcc-probe (run make)"
 module_loaded || load_module || skip_all "tcp_hpcc not loadable"
-trap 'topo_down' EXIT
+trap '$IP netns pids h2 2>/dev/null | xargs -r kill; topo_down' EXIT
 topo_up
 check "hpcc-probe attaches hosts and routers" telemetry_up
+# trace's probes belong to a connection: a listener for them
+$IP netns exec h2 iperf3 -s -D -p 5200
+wait_port h2 5200
 
 # --- trace: two hops, in order, with the routers' ids and ports
-out=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5201 2>&1)
+out=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5200 2>&1)
 echo "$out" | sed 's/^/# /'
 r1port=$($IP -n r1 -o link show r1r2 | cut -d: -f1)
 r2port=$($IP -n r2 -o link show r2h2 | cut -d: -f1)
@@ -27,14 +30,15 @@ $IP netns exec h2 iperf3 -s -D -1 -p 5201
 wait_port h2 5201
 $IP netns exec h1 iperf3 -c 10.1.3.1 -p 5201 -t 2 -C cubic >/dev/null
 sleep 0.5
-out=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5201 2>&1)
+out=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5200 2>&1)
 tc_bytes=$(qstat r2 r2h2 bytes)
 tc_backlog=$(qstat r2 r2h2 backlog)
 # table: hop switch_id port capacity(2 words) queue_bytes tx_bytes delta
 st_bytes=$(echo "$out" | awk '$1 == 2 { print $7 }')
 st_q=$(echo "$out" | awk '$1 == 2 { print $6 }')
 echo "# idle bottleneck: stamped tx_bytes $st_bytes qlen $st_q; tc bytes $tc_bytes backlog $tc_backlog"
-# the probe itself is counted by tc after it was stamped
+# the probe itself is counted by tc after it was stamped, and trace's
+# RST that ends its connection (340 + 54 bytes)
 check "idle port: stamped tx_bytes == tc bytes before the probe" \
 	test -n "$st_bytes" -a "$tc_bytes" -ge "$st_bytes" -a \
 	$((tc_bytes - st_bytes)) -le 400
@@ -56,7 +60,7 @@ done
 qs=""
 for i in 1 2 3 4 5 6 7 8; do
 	b1=$(qstat r2 r2h2 backlog)
-	q=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5202 --timeout 3 2>&1 |
+	q=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5200 --timeout 3 2>&1 |
 		awk '$1 == 2 { print $6 }')
 	b2=$(qstat r2 r2h2 backlog)
 	qs="$qs $b1:$q:$b2"

@@ -14,9 +14,12 @@
  *   bpf_fuzz [--seed N] [--count N]    (root; defaults: seed 1, 10^6)
  *
  * The packets of one seed are always the same. Runs in a network
- * namespace of its own: no socket can match a response there, so every
- * valid response ends at the socket lookup (no_socket). Each packet is a
- * run of its own: a repeated run would reuse the skb, which the programs
+ * namespace of its own, with one IPv4 and one IPv6 connection (CONN4,
+ * CONN6): half the valid probes are that connection's, which the host
+ * reflects; the others find no socket (or only the server's listener) and
+ * are refused. No socket matches a valid response, so each ends at the
+ * socket lookup (no_socket). The reflection limit is off. Each packet is
+ * a run of its own: a repeated run would reuse the skb, which the programs
  * change; 10^6 packets through both programs take about 20 s on 2 cores.
  */
 #define _GNU_SOURCE
@@ -30,6 +33,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -47,6 +52,16 @@
 #define TX_BYTES	0x1122334455ull
 #define MAX_FAIL	8	/* packets shown per kind of failure */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The namespace's connections, client -> server. The clients' addresses
+ * also fit raw IP frames that read as Ethernet (see gen_valid()).
+ */
+#define CONN_CPORT	40000
+#define CONN_SPORT	5201
+static const uint8_t conn4_c[4] = { 8, 0, 0, 1 };
+static const uint8_t conn4_s[4] = { 10, 0, 0, 2 };
+static const uint8_t conn6_c[16] = { 0xfd, 0, 0, 0, 0x86, 0xdd, [15] = 1 };
+static const uint8_t conn6_s[16] = { 0xfd, [15] = 2 };
 
 /* ------------------------------------------------------------ the PRNG */
 
@@ -263,9 +278,28 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	e->valid = true;
 	if (resp) {
 		e->host_cnt = HPCC_CNT_NO_SOCKET;	/* nobody here */
-	} else {
+		return;
+	}
+	/* A probe: answered for the connection (either end of it); a probe
+	 * to the server's port from anyone else finds only the listener.
+	 */
+	h = b + p->l3 + (p->v6 ? 8 : 12);
+	i = p->v6 ? 16 : 4;
+	sp = get16(b + p->l4);
+	proto = get16(b + p->l4 + 2);
+	if ((!memcmp(h, p->v6 ? conn6_c : conn4_c, i) &&
+	     !memcmp(h + i, p->v6 ? conn6_s : conn4_s, i) &&
+	     sp == CONN_CPORT && proto == CONN_SPORT) ||
+	    (!memcmp(h, p->v6 ? conn6_s : conn4_s, i) &&
+	     !memcmp(h + i, p->v6 ? conn6_c : conn4_c, i) &&
+	     sp == CONN_SPORT && proto == CONN_CPORT)) {
 		e->host_cnt = HPCC_CNT_PROBE_REFLECTED;
 		e->host = ACT_REFLECT;
+	} else if (!memcmp(h + i, p->v6 ? conn6_s : conn4_s, i) &&
+		   proto == CONN_SPORT) {
+		e->host_cnt = HPCC_CNT_REFLECT_NO_CONN;
+	} else {
+		e->host_cnt = HPCC_CNT_REFLECT_NO_SOCKET;
 	}
 }
 
@@ -391,6 +425,12 @@ static void gen_valid(struct pkt *k, bool raw)
 	pr.hdr.room = HPCC_MAX_HOPS;
 	pr.hdr.nhops = rn(HPCC_MAX_HOPS + 1);
 	pr.hdr.flags = rn(2) ? HPCC_F_RESPONSE : 0;
+	if (!pr.hdr.flags && rn(2)) {	/* the connection's probe */
+		o.saddr = o.v6 ? conn6_c : conn4_c;
+		o.daddr = o.v6 ? conn6_s : conn4_s;
+		o.sport = CONN_CPORT;
+		o.dport = CONN_SPORT;
+	}
 	if (one_in(8))
 		pr.hdr.flags |= HPCC_F_OVERFLOW;
 	rnd_bytes(&pr.hdr.nonce, 12);
@@ -755,15 +795,64 @@ static void one(struct prog *g, bool host, uint64_t idx, const struct pkt *in,
 	/* Reflected or handed to the socket lookup: it had to be valid. */
 	if (host && !e->valid && (ret == TC_ACT_REDIRECT ||
 				  moved == HPCC_CNT_PROBE_REFLECTED ||
-				  moved == HPCC_CNT_NO_SOCKET))
+				  moved == HPCC_CNT_NO_SOCKET ||
+				  moved == HPCC_CNT_REFLECT_NO_SOCKET ||
+				  moved == HPCC_CNT_REFLECT_NO_CONN))
 		show("invalid", g, idx, in, "acted on an invalid packet");
+}
+
+/* One connection client -> server (4 or 16 bytes each) on lo; its
+ * sockets stay open until exit.
+ */
+static int conn_up(int fam, const uint8_t *c, const uint8_t *s)
+{
+	struct sockaddr_storage cs = {}, ss = {};
+	socklen_t sl;
+	int cfd, lfd, one = 1;
+
+	cs.ss_family = ss.ss_family = fam;
+	if (fam == AF_INET6) {
+		memcpy(&((struct sockaddr_in6 *)&cs)->sin6_addr, c, 16);
+		memcpy(&((struct sockaddr_in6 *)&ss)->sin6_addr, s, 16);
+		((struct sockaddr_in6 *)&cs)->sin6_port = htons(CONN_CPORT);
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(CONN_SPORT);
+		sl = sizeof(struct sockaddr_in6);
+	} else {
+		memcpy(&((struct sockaddr_in *)&cs)->sin_addr, c, 4);
+		memcpy(&((struct sockaddr_in *)&ss)->sin_addr, s, 4);
+		((struct sockaddr_in *)&cs)->sin_port = htons(CONN_CPORT);
+		((struct sockaddr_in *)&ss)->sin_port = htons(CONN_SPORT);
+		sl = sizeof(struct sockaddr_in);
+	}
+	lfd = socket(fam, SOCK_STREAM, 0);
+	cfd = socket(fam, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (lfd < 0 || cfd < 0 || bind(lfd, (void *)&ss, sl) ||
+	    listen(lfd, 4) || bind(cfd, (void *)&cs, sl) ||
+	    connect(cfd, (void *)&ss, sl) || accept(lfd, NULL, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+/* lo up with the connections' addresses, and the connections. */
+static int conns_up(void)
+{
+	if (system("ip link set lo up && ip addr add 8.0.0.1/32 dev lo && "
+		   "ip addr add 10.0.0.2/32 dev lo && "
+		   "ip addr add fd00:0:86dd::1/128 dev lo nodad && "
+		   "ip addr add fd00::2/128 dev lo nodad"))
+		return -1;
+	return conn_up(AF_INET, conn4_c, conn4_s) ||
+	       conn_up(AF_INET6, conn6_c, conn6_s);
 }
 
 static void configure(struct hpcc_host *h, struct hpcc_switch *s)
 {
 	struct hpcc_host_cfg hc = {
 		.probe_dscp = cfg.pd, .resp_dscp = cfg.rd,
-		.flags = HPCC_CFG_F_DSCP | (cfg.raw_ip ? HPCC_CFG_F_RAW_IP : 0),
+		.flags = HPCC_CFG_F_DSCP | HPCC_CFG_F_REFLECT |
+			 (cfg.raw_ip ? HPCC_CFG_F_RAW_IP : 0),
+		.reflect_rate = 0,	/* no limit */
 	};
 	struct hpcc_port_cfg pc = {
 		.switch_id = SWITCH_ID, .rate_mbps = RATE_MBPS,
@@ -845,6 +934,11 @@ int main(int argc, char **argv)
 	if (unshare(CLONE_NEWNET))
 		return tap_skip_all("no network namespace: %s",
 				    strerror(errno));
+	if (conns_up()) {
+		tap_ok(false, "the namespace's connections %s",
+		       strerror(errno));
+		return tap_done();
+	}
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0 || ncpus > 256)
 		return tap_skip_all("%d CPUs", ncpus);
@@ -921,7 +1015,9 @@ int main(int argc, char **argv)
 		if (host_rejects[r] != HPCC_CNT_BAD_CSUM)
 			s_rej += sp.seen[host_rejects[r]];
 	}
-	h_acc = hp.seen[HPCC_CNT_PROBE_REFLECTED] + hp.seen[HPCC_CNT_NO_SOCKET];
+	h_acc = hp.seen[HPCC_CNT_PROBE_REFLECTED] + hp.seen[HPCC_CNT_NO_SOCKET] +
+		hp.seen[HPCC_CNT_REFLECT_NO_SOCKET] +
+		hp.seen[HPCC_CNT_REFLECT_NO_CONN];
 	s_acc = sp.seen[HPCC_CNT_SWITCH_STAMPED] +
 		sp.seen[HPCC_CNT_SWITCH_OVERFLOW] +
 		sp.seen[HPCC_CNT_SWITCH_RESPONSE];
@@ -954,8 +1050,7 @@ int main(int argc, char **argv)
 	       "the counter of its reason (host %llu, switch %llu wrong)",
 	       (unsigned long long)hp.bad_count,
 	       (unsigned long long)sp.bad_count);
-	tap_ok(!hp.invalid_acted && hp.seen[HPCC_CNT_PROBE_REFLECTED] +
-	       hp.seen[HPCC_CNT_NO_SOCKET] == n_valid,
+	tap_ok(!hp.invalid_acted && h_acc == n_valid,
 	       "no invalid packet reflected or delivered: %llu acted on, "
 	       "%llu valid", (unsigned long long)h_acc,
 	       (unsigned long long)n_valid);
@@ -974,12 +1069,17 @@ int main(int argc, char **argv)
 		       (unsigned long long)hp.seen[host_rejects[r]],
 		       (unsigned long long)sp.seen[host_rejects[r]]);
 	tap_ok(hp.seen[HPCC_CNT_PROBE_REFLECTED] > 1000 &&
+	       hp.seen[HPCC_CNT_REFLECT_NO_SOCKET] > 1000 &&
+	       hp.seen[HPCC_CNT_REFLECT_NO_CONN] > 10 &&
 	       hp.seen[HPCC_CNT_NO_SOCKET] > 1000 &&
 	       sp.seen[HPCC_CNT_SWITCH_STAMPED] > 1000 &&
 	       sp.seen[HPCC_CNT_SWITCH_OVERFLOW] > 100,
 	       "valid probes and responses met often (reflected %llu, "
+	       "refused: no socket %llu, only the listener %llu; "
 	       "responses %llu, stamped %llu, overflow %llu)",
 	       (unsigned long long)hp.seen[HPCC_CNT_PROBE_REFLECTED],
+	       (unsigned long long)hp.seen[HPCC_CNT_REFLECT_NO_SOCKET],
+	       (unsigned long long)hp.seen[HPCC_CNT_REFLECT_NO_CONN],
 	       (unsigned long long)hp.seen[HPCC_CNT_NO_SOCKET],
 	       (unsigned long long)sp.seen[HPCC_CNT_SWITCH_STAMPED],
 	       (unsigned long long)sp.seen[HPCC_CNT_SWITCH_OVERFLOW]);

@@ -1110,15 +1110,17 @@ static void test_host_responses(void)
 			 HPCC_CNT_TRUNCATED,
 			 "host: truncated probe dropped");
 
-	/* Valid responses nobody is waiting for. */
+	/* Valid responses nobody is waiting for (the fixture's connection
+	 * is 40000 <-> 5201).
+	 */
 	probe_init(&pr, 2);
 	pr.hdr.flags = HPCC_F_RESPONSE;
-	response_frame(&in, false, &pr, pkt_ip4_b, pkt_ip4_a, 5201, 40000);
+	response_frame(&in, false, &pr, pkt_ip4_b, pkt_ip4_a, 5299, 40099);
 	expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
 			 HPCC_CNT_NO_SOCKET,
 			 "host: IPv4 response without socket: dropped, "
 			 "no_socket");
-	response_frame(&in, true, &pr, pkt_ip6_b, pkt_ip6_a, 5201, 40000);
+	response_frame(&in, true, &pr, pkt_ip6_b, pkt_ip6_a, 5299, 40099);
 	expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
 			 HPCC_CNT_NO_SOCKET,
 			 "host: IPv6 response without socket: dropped, "
@@ -1198,6 +1200,244 @@ static void test_host_responses(void)
 		close(cfd);
 		close(lfd);
 	}
+}
+
+/* Forget the reflections so far: the limit starts with a full burst. */
+static void tb_reset(void)
+{
+	struct hpcc_reflect_tb tb = {};
+	uint32_t k = 0;
+
+	bpf_map_update_elem(bpf_map__fd(host->maps.hpcc_reflect_tb), &k, &tb,
+			    BPF_ANY);
+}
+
+/* A probe from @saddr:@sport to @daddr:@dport (4 or 16 bytes each). */
+static void probe_frame_at(struct pkt *k, bool v6, const struct hpcc_probe *pr,
+			   const uint8_t *saddr, const uint8_t *daddr,
+			   uint16_t sport, uint16_t dport)
+{
+	struct pkt_opts o = {
+		.v6 = v6,
+		.dscp = HPCC_DSCP_PROBE_DEFAULT,
+		.payload = pr,
+		.paylen = HPCC_PROBE_LEN,
+		.saddr = saddr,
+		.daddr = daddr,
+		.sport = sport,
+		.dport = dport,
+	};
+
+	pkt_build(k, &o);
+}
+
+/* Run @in through the host program: true if it came out reflected. */
+static bool reflected(const struct pkt *in)
+{
+	struct run r;
+
+	run_prog(host_prog, in, &r);
+	return !r.err && r.retval == TC_ACT_REDIRECT;
+}
+
+/* No open reflector: a probe is answered only where this host has the
+ * connection it claims to measure. Its destination must be a local
+ * address, its destination port a connected socket's, and its source
+ * that connection's peer; anything else (a closed port, an address the
+ * host does not own, a spoofed source, a port with only a listener) is
+ * dropped and counted, and nothing goes back to whoever the source
+ * claims to be. Loopback sockets: test_run's packets arrive on lo.
+ */
+static void test_host_open_reflector(void)
+{
+	static const uint8_t lo4[4] = { 127, 0, 0, 1 };
+	static const uint8_t lo6[16] = { [15] = 1 };
+	static const uint8_t far4[4] = { 198, 51, 100, 7 };	/* TEST-NET-2 */
+	static const uint8_t far6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 7 };
+	static const uint8_t spoof4[4] = { 192, 0, 2, 66 };	/* TEST-NET-1 */
+	static const uint8_t spoof6[16] = { 0x20, 0x01, 0x0d, 0xb8, 1,
+					    [15] = 0x66 };
+	uint64_t before[HPCC_CNT_MAX], now[HPCC_CNT_MAX];
+	uint16_t cport = 0, sport = 0;
+	struct hpcc_probe pr;
+	struct pkt in;
+	int v6, cfd, lfd, afd;
+	bool ok;
+
+	probe_init(&pr, 2);
+	for (v6 = 0; v6 <= 1; v6++) {
+		const uint8_t *lo = v6 ? lo6 : lo4;
+		const char *ip = v6 ? "IPv6" : "IPv4";
+
+		cfd = tcp_pair(v6, "cubic", &cport, &sport, &lfd);
+		if (cfd < 0) {
+			tap(false, "host: %s loopback TCP pair", ip);
+			continue;
+		}
+		afd = accept(lfd, NULL, NULL);
+
+		probe_frame_at(&in, v6, &pr, lo, lo, cport, sport);
+		counters_read(host_cnt, before);
+		ok = CHECK(reflected(&in), "not reflected");
+		ok &= counters_moved(host_cnt, before,
+				     (int[]){ HPCC_CNT_PROBE_REFLECTED, -1 });
+		tap(ok, "host: %s probe of a live connection reflected", ip);
+
+		/* The listener's port, but no connection from this peer. */
+		probe_frame_at(&in, v6, &pr, lo, lo, cport ^ 0x4000, sport);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_REFLECT_NO_CONN, v6 ?
+				 "host: IPv6 probe to a port with only a "
+				 "listener (no connection) dropped, "
+				 "reflect_no_conn" :
+				 "host: IPv4 probe to a port with only a "
+				 "listener (no connection) dropped, "
+				 "reflect_no_conn");
+		close(afd);
+		close(cfd);
+		close(lfd);
+
+		/* The connection is closed (a timewait socket is left), and
+		 * nothing listens there any more.
+		 */
+		probe_frame_at(&in, v6, &pr, lo, lo, cport, sport);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_REFLECT_NO_CONN, v6 ?
+				 "host: IPv6 probe of a closed connection "
+				 "(timewait) dropped, reflect_no_conn" :
+				 "host: IPv4 probe of a closed connection "
+				 "(timewait) dropped, reflect_no_conn");
+		probe_frame_at(&in, v6, &pr, lo, lo, cport ^ 0x2000, sport);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_REFLECT_NO_SOCKET, v6 ?
+				 "host: IPv6 probe to a closed port dropped, "
+				 "reflect_no_socket" :
+				 "host: IPv4 probe to a closed port dropped, "
+				 "reflect_no_socket");
+		probe_frame_at(&in, v6, &pr, lo, v6 ? far6 : far4, 40000, 22);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_REFLECT_NO_SOCKET, v6 ?
+				 "host: IPv6 probe for an address the host "
+				 "does not own dropped, reflect_no_socket" :
+				 "host: IPv4 probe for an address the host "
+				 "does not own dropped, reflect_no_socket");
+		cfd = tcp_pair(v6, "cubic", &cport, &sport, &lfd);
+		if (cfd < 0)
+			continue;
+		afd = accept(lfd, NULL, NULL);
+		/* A spoofed source: to the server's port it finds only the
+		 * listener, to the client's port nothing.
+		 */
+		probe_frame_at(&in, v6, &pr, v6 ? spoof6 : spoof4, lo, cport,
+			       sport);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_REFLECT_NO_CONN, v6 ?
+				 "host: IPv6 probe with a spoofed source to a "
+				 "live connection's server port dropped (no "
+				 "response to a third party), reflect_no_conn" :
+				 "host: IPv4 probe with a spoofed source to a "
+				 "live connection's server port dropped (no "
+				 "response to a third party), reflect_no_conn");
+		probe_frame_at(&in, v6, &pr, v6 ? spoof6 : spoof4, lo, sport,
+			       cport);
+		expect_untouched(host_prog, host_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_REFLECT_NO_SOCKET, v6 ?
+				 "host: IPv6 probe with a spoofed source to a "
+				 "live connection's client port dropped, "
+				 "reflect_no_socket" :
+				 "host: IPv4 probe with a spoofed source to a "
+				 "live connection's client port dropped, "
+				 "reflect_no_socket");
+
+		/* The default rate limit, without any configuration: a flood
+		 * of probes for a live connection is reflected at most at the
+		 * default rate plus the default burst.
+		 */
+		{
+			uint64_t t0, t1, n = 30000, i, refl = 0;
+			double bound;
+
+			probe_frame_at(&in, v6, &pr, lo, lo, cport, sport);
+			counters_read(host_cnt, before);
+			t0 = mono_ns();
+			for (i = 0; i < n; i++)
+				refl += reflected(&in);
+			t1 = mono_ns();
+			counters_read(host_cnt, now);
+			bound = 100000.0 * (t1 - t0) / 1e9 + 1000 + 1;
+			printf("# %s: %llu of %llu probes reflected in %.1f ms "
+			       "(default limit allows %.0f)\n", ip,
+			       (unsigned long long)refl,
+			       (unsigned long long)n, (t1 - t0) / 1e6, bound);
+			ok = CHECK(refl <= bound, "%llu reflected, at most "
+				   "%.0f allowed", (unsigned long long)refl,
+				   bound);
+			ok &= CHECK(now[HPCC_CNT_PROBE_REFLECTED] -
+				    before[HPCC_CNT_PROBE_REFLECTED] == refl,
+				    "probe_reflected");
+			ok &= CHECK(now[HPCC_CNT_REFLECT_LIMITED] -
+				    before[HPCC_CNT_REFLECT_LIMITED] ==
+				    n - refl, "reflect_limited %llu",
+				    (unsigned long long)
+				    (now[HPCC_CNT_REFLECT_LIMITED] -
+				     before[HPCC_CNT_REFLECT_LIMITED]));
+			tap(ok, "host: %s probe flood for a live connection "
+			    "held to the default reflection rate, the rest "
+			    "counted reflect_limited", ip);
+			tb_reset();
+		}
+		close(afd);
+		close(cfd);
+		close(lfd);
+	}
+}
+
+/* The reflection limit as configured (hpcc-probe host attach
+ * --reflect-rate/--reflect-burst): the burst at once, then the rate;
+ * rate 0 is no limit.
+ */
+static void test_host_reflect_rate(void)
+{
+	struct hpcc_host_cfg c = { .flags = HPCC_CFG_F_REFLECT,
+				   .reflect_rate = 1000, .reflect_burst = 10 };
+	struct hpcc_host_cfg zero = {};
+	uint64_t before[HPCC_CNT_MAX], now[HPCC_CNT_MAX], t0, t1;
+	int fd = bpf_map__fd(host->maps.hpcc_host_cfg), i, n = 500, refl;
+	struct hpcc_probe pr;
+	struct pkt in;
+	uint32_t k = 0;
+	double bound;
+	bool ok;
+
+	probe_init(&pr, 1);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	tb_reset();
+	bpf_map_update_elem(fd, &k, &c, BPF_ANY);
+	counters_read(host_cnt, before);
+	t0 = mono_ns();
+	for (i = 0, refl = 0; i < n; i++)
+		refl += reflected(&in);
+	t1 = mono_ns();
+	counters_read(host_cnt, now);
+	bound = 10 + 1000.0 * (t1 - t0) / 1e9 + 1;
+	printf("# rate 1000/s, burst 10: %d of %d reflected in %.1f ms\n",
+	       refl, n, (t1 - t0) / 1e6);
+	ok = CHECK(refl >= 10 && refl <= bound, "%d reflected, allowed "
+		   "10..%.0f", refl, bound);
+	ok &= CHECK(now[HPCC_CNT_REFLECT_LIMITED] -
+		    before[HPCC_CNT_REFLECT_LIMITED] == (uint64_t)(n - refl),
+		    "reflect_limited");
+	tap(ok, "host: --reflect-rate 1000 --reflect-burst 10: the burst, "
+	    "then the rate; the rest counted reflect_limited");
+
+	c.reflect_rate = 0;
+	bpf_map_update_elem(fd, &k, &c, BPF_ANY);
+	for (i = 0, refl = 0; i < n; i++)
+		refl += reflected(&in);
+	tap(CHECK(refl == n, "%d of %d", refl, n),
+	    "host: --reflect-rate 0: no limit");
+	bpf_map_update_elem(fd, &k, &zero, BPF_ANY);
+	tb_reset();
 }
 
 /* Flip @mask in byte @off of a built frame, checksums left as they were. */
@@ -1369,6 +1609,9 @@ static void test_host_vlan(void)
 	    "layer: Ethernet unless configured raw IP)");
 }
 
+static int host_fixture_up(void);
+static void host_fixture_down(void);
+
 static void host_tests(void)
 {
 	have_module = kfunc_present();
@@ -1380,16 +1623,27 @@ static void host_tests(void)
 		return;
 	host_prog = bpf_program__fd(host->progs.hpcc_host);
 	host_cnt = bpf_map__fd(host->maps.hpcc_counters);
+	if (host_fixture_up()) {
+		tap(false, "host: a network namespace with the connections "
+		    "the test probes belong to");
+		host_fixture_down();
+		hpcc_host__destroy(host);
+		host = NULL;
+		return;
+	}
 
 	test_host_reflect(false);
 	test_host_reflect(true);
 	test_host_custom_dscp();
 	test_host_dscp_defaults();
 	test_host_responses();
+	test_host_open_reflector();
+	test_host_reflect_rate();
 	test_host_csum();
 	test_host_vlan();
 	test_malformed(host_prog, host_cnt, "host", TC_ACT_SHOT);
 	test_non_probes(host_prog, host_cnt, "host");
+	host_fixture_down();
 	hpcc_host__destroy(host);
 	host = NULL;
 }
@@ -1753,21 +2007,27 @@ out:
 	ns_teardown();
 }
 
-/* The netns filter: a config with another namespace's cookie is ignored
- * by the tracepoints; and plain `tc filter ... obj` loads the host
- * program and reflects a probe end to end through a veth.
+static int tcp_conn(bool v6, const uint8_t *c, uint16_t cport,
+		    const uint8_t *s, uint16_t sport, int fds[3]);
+
+/* Plain `tc filter ... obj` loads the host program, which reflects the
+ * probe of a connection (10.0.0.1:40000 -> 10.0.0.2:5201, pkt.h's
+ * defaults) end to end through a veth.
  */
 static void netns_misc_tests(void)
 {
 	struct pkt probe, got;
 	struct hpcc_probe pr;
 	uint64_t deadline;
-	int txfd = -1, rxfd, n;
+	int txfd = -1, rxfd, n, fds[3] = { -1, -1, -1 }, i;
 	bool got_resp = false;
 	const char *dir = getenv("HPCC_BPF_DIR") ? getenv("HPCC_BPF_DIR") :
 						   HPCC_BPF_DIR;
 
-	if (ns_setup(1)) {
+	if (ns_setup(1) ||
+	    sh("ip -n %1$s link set lo up && "
+	       "ip -n %1$s addr add 10.0.0.1/24 dev hpv0 && "
+	       "ip -n %1$s addr add 10.0.0.2/24 dev hpv1", ns_name)) {
 		tap(false, "netns setup");
 		goto out;
 	}
@@ -1780,10 +2040,15 @@ static void netns_misc_tests(void)
 	tap(true, "plain tc filter add ... obj hpcc_host.bpf.o sec tc");
 	ns_enter();
 	txfd = packet_sock("hpv0", true);	/* sends, receives on hpv0 */
+	n = tcp_conn(false, pkt_ip4_a, 40000, pkt_ip4_b, 5201, fds);
 	ns_leave();
+	if (n) {
+		tap(false, "veth: a connection 10.0.0.1:40000 -> 10.0.0.2:5201");
+		goto out;
+	}
 	rxfd = txfd;
 	probe_init(&pr, 1);
-	probe_frame(&probe, true, &pr, HPCC_PROBE_LEN,
+	probe_frame(&probe, false, &pr, HPCC_PROBE_LEN,
 		    HPCC_DSCP_PROBE_DEFAULT);
 	send(txfd, probe.b, probe.len, 0);
 	for (deadline = mono_ns() + 3000000000ull;
@@ -1795,9 +2060,9 @@ static void netns_misc_tests(void)
 		while ((n = recv(rxfd, got.b, sizeof(got.b), 0)) > 0) {
 			got.len = n;
 			got.l3 = 14;
-			got.l4 = 54;
-			got.pay = 74;
-			got.v6 = true;
+			got.l4 = 34;
+			got.pay = 54;
+			got.v6 = false;
 			if ((uint32_t)n == probe.len &&
 			    payload_of(&got)->hdr.flags == HPCC_F_RESPONSE) {
 				got_resp = true;
@@ -1808,10 +2073,246 @@ static void netns_misc_tests(void)
 	tap(got_resp && tcp_csum_ok(&got) &&
 	    dscp_of(&got) == HPCC_DSCP_RESPONSE_DEFAULT &&
 	    !memcmp(got.b, pkt_mac_a, 6),
-	    "veth: IPv6 probe reflected back out of the ingress device");
+	    "veth: the connection's probe reflected back out of the ingress "
+	    "device");
 out:
 	if (txfd >= 0)
 		close(txfd);
+	for (i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	ns_teardown();
+}
+
+/* A connection @c (4 or 16 bytes):@cport -> @s:@sport in the current
+ * namespace: fds[0] the client, fds[1] the listener, fds[2] the server's
+ * end. 0, or -1 with everything closed.
+ */
+static int tcp_conn(bool v6, const uint8_t *c, uint16_t cport,
+		    const uint8_t *s, uint16_t sport, int fds[3])
+{
+	struct sockaddr_storage cs = {}, ss = {};
+	socklen_t sl;
+	int one = 1;
+
+	if (v6) {
+		struct sockaddr_in6 *c6 = (void *)&cs, *s6 = (void *)&ss;
+
+		c6->sin6_family = s6->sin6_family = AF_INET6;
+		memcpy(&c6->sin6_addr, c, 16);
+		memcpy(&s6->sin6_addr, s, 16);
+		c6->sin6_port = htons(cport);
+		s6->sin6_port = htons(sport);
+		sl = sizeof(*c6);
+	} else {
+		struct sockaddr_in *c4 = (void *)&cs, *s4 = (void *)&ss;
+
+		c4->sin_family = s4->sin_family = AF_INET;
+		memcpy(&c4->sin_addr, c, 4);
+		memcpy(&s4->sin_addr, s, 4);
+		c4->sin_port = htons(cport);
+		s4->sin_port = htons(sport);
+		sl = sizeof(*c4);
+	}
+	fds[0] = socket(ss.ss_family, SOCK_STREAM, 0);
+	fds[1] = socket(ss.ss_family, SOCK_STREAM, 0);
+	fds[2] = -1;
+	setsockopt(fds[0], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fds[1], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!bind(fds[1], (void *)&ss, sl) && !listen(fds[1], 4) &&
+	    !bind(fds[0], (void *)&cs, sl) && !connect(fds[0], (void *)&ss, sl))
+		fds[2] = accept(fds[1], NULL, NULL);
+	if (fds[2] >= 0)
+		return 0;
+	diag("connection: %s\n", strerror(errno));
+	close(fds[0]);
+	close(fds[1]);
+	return -1;
+}
+
+/* The host unit tests run in a namespace of their own, where the probes
+ * they build (pkt.h's 10.0.0.1:40000 -> 10.0.0.2:5201, and fd00::1 ->
+ * fd00::2) belong to a connection: the host answers no other probe.
+ * test_run's packets arrive on the current namespace's loopback.
+ */
+static int host_fds[2][3] = { { -1, -1, -1 }, { -1, -1, -1 } };
+
+static int host_fixture_up(void)
+{
+	if (ns_create("hpcch") ||
+	    sh("ip -n %1$s link set lo up && "
+	       "ip -n %1$s addr add 10.0.0.1/32 dev lo && "
+	       "ip -n %1$s addr add 10.0.0.2/32 dev lo && "
+	       "ip -n %1$s addr add fd00::1/128 dev lo nodad && "
+	       "ip -n %1$s addr add fd00::2/128 dev lo nodad", ns_name) ||
+	    ns_enter())
+		return -1;
+	if (tcp_conn(false, pkt_ip4_a, 40000, pkt_ip4_b, 5201, host_fds[0]) ||
+	    tcp_conn(true, pkt_ip6_a, 40000, pkt_ip6_b, 5201, host_fds[1]))
+		return -1;
+	return 0;
+}
+
+static void host_fixture_down(void)
+{
+	int i, j;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 3; j++) {
+			if (host_fds[i][j] >= 0)
+				close(host_fds[i][j]);
+			host_fds[i][j] = -1;
+		}
+	if (ns_orig >= 0)
+		ns_leave();
+	ns_teardown();
+}
+
+/* Responses that came back on @fd within @ms, to probes of @sport. */
+static int count_responses(int fd, uint16_t sport, int ms)
+{
+	uint64_t deadline = mono_ns() + ms * 1000000ull;
+	struct pkt got;
+	int n, found = 0;
+
+	while (mono_ns() < deadline) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 20) <= 0)
+			continue;
+		while ((n = recv(fd, got.b, sizeof(got.b), 0)) > 0) {
+			got.len = n;
+			got.l3 = 14;
+			got.l4 = 34;
+			got.pay = 54;
+			if ((uint32_t)n == got.pay + HPCC_PROBE_LEN &&
+			    get16(got.b + got.l4 + 2) == sport &&
+			    payload_of(&got)->hdr.flags & HPCC_F_RESPONSE)
+				found++;
+		}
+	}
+	return found;
+}
+
+/* No open reflector, with real packets: hpcc_host on hpv1's ingress
+ * (10.0.0.2), probes sent into hpv0 (10.0.0.1), responses read back on
+ * hpv0. Only the probe of the namespace's connection 10.0.0.1:40000 ->
+ * 10.0.0.2:5201 is answered.
+ */
+static void netns_reflector_tests(void)
+{
+	static const uint8_t us[4] = { 10, 0, 0, 2 }, peer[4] = { 10, 0, 0, 1 };
+	static const uint8_t other[4] = { 10, 0, 0, 99 };
+	static const uint8_t spoof[4] = { 10, 0, 0, 50 };
+	static const struct {
+		const char *what;
+		const uint8_t *s, *d;
+		uint16_t sport, dport;
+		int want, cnt;
+	} cases[] = {
+		{ "the connection's probe reflected", peer, us, 40000, 5201, 1,
+		  HPCC_CNT_PROBE_REFLECTED },
+		{ "a probe to a closed port not reflected (reflect_no_socket)",
+		  peer, us, 40000, 5300, 0, HPCC_CNT_REFLECT_NO_SOCKET },
+		{ "a probe for an address the host does not own (10.0.0.99) "
+		  "not reflected (reflect_no_socket)", peer, other, 40000, 5201,
+		  0, HPCC_CNT_REFLECT_NO_SOCKET },
+		{ "a probe from a spoofed source (10.0.0.50) to the "
+		  "connection's port not reflected (reflect_no_conn)", spoof,
+		  us, 40000, 5201, 0, HPCC_CNT_REFLECT_NO_CONN },
+	};
+	struct hpcc_host_cfg cfg = { .flags = HPCC_CFG_F_REFLECT,
+				     .reflect_rate = 200, .reflect_burst = 5 };
+	uint64_t before[HPCC_CNT_MAX], now[HPCC_CNT_MAX], t0, t1;
+	struct hpcc_host *h = NULL;
+	struct hpcc_probe pr;
+	struct pkt probe;
+	int fd = -1, fds[3] = { -1, -1, -1 }, err = -1, got, cnt = -1;
+	uint32_t ifindex, zero = 0;
+	double bound;
+	size_t i;
+	bool ok;
+	LIBBPF_OPTS(bpf_tc_hook, ig, .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, to, .handle = 1, .priority = 1);
+
+	if (ns_setup(1) ||
+	    sh("ip -n %1$s link set lo up && "
+	       "ip -n %1$s addr add 10.0.0.1/24 dev hpv0 && "
+	       "ip -n %1$s addr add 10.0.0.2/24 dev hpv1", ns_name)) {
+		tap(false, "veth reflector: netns");
+		goto out;
+	}
+	ns_enter();
+	ifindex = if_nametoindex("hpv1");
+	h = hpcc_host__open_and_load();
+	if (h) {
+		ig.ifindex = ifindex;
+		bpf_tc_hook_create(&ig);
+		to.prog_fd = bpf_program__fd(h->progs.hpcc_host);
+		err = bpf_tc_attach(&ig, &to);
+	}
+	fd = packet_sock("hpv0", true);
+	if (!err)
+		err = tcp_conn(false, peer, 40000, us, 5201, fds);
+	ns_leave();
+	if (err || fd < 0) {
+		tap(false, "veth reflector: hpcc_host on hpv1, a connection");
+		goto out;
+	}
+	probe_init(&pr, 1);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pkt_opts o = {
+			.dscp = HPCC_DSCP_PROBE_DEFAULT, .payload = &pr,
+			.paylen = HPCC_PROBE_LEN, .saddr = cases[i].s,
+			.daddr = cases[i].d, .sport = cases[i].sport,
+			.dport = cases[i].dport,
+		};
+
+		pkt_build(&probe, &o);
+		cnt = bpf_map__fd(h->maps.hpcc_counters);
+		counters_read(cnt, before);
+		send(fd, probe.b, probe.len, 0);
+		got = count_responses(fd, cases[i].sport, 300);
+		ok = CHECK(got == cases[i].want, "%d responses", got);
+		ok &= counters_moved(cnt, before, (int[]){ cases[i].cnt, -1 });
+		tap(ok, "veth: %s", cases[i].what);
+	}
+
+	/* 300 probes of the connection as fast as they go: the burst of 5,
+	 * then 200/s.
+	 */
+	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_host_cfg), &zero, &cfg,
+			    BPF_ANY);
+	probe_frame(&probe, false, &pr, HPCC_PROBE_LEN,
+		    HPCC_DSCP_PROBE_DEFAULT);
+	counters_read(cnt, before);
+	t0 = mono_ns();
+	for (i = 0; i < 300; i++)
+		send(fd, probe.b, probe.len, 0);
+	got = count_responses(fd, 40000, 300);
+	t1 = mono_ns();
+	counters_read(cnt, now);
+	bound = 5 + 200.0 * (t1 - t0) / 1e9 + 1;
+	printf("# veth, rate 200/s burst 5: %d responses to 300 probes in "
+	       "%.0f ms (allowed %.0f)\n", got, (t1 - t0) / 1e6, bound);
+	ok = CHECK(got >= 5 && got <= bound, "%d responses", got);
+	ok &= CHECK(now[HPCC_CNT_PROBE_REFLECTED] -
+		    before[HPCC_CNT_PROBE_REFLECTED] == (uint64_t)got,
+		    "probe_reflected");
+	ok &= CHECK(now[HPCC_CNT_REFLECT_LIMITED] -
+		    before[HPCC_CNT_REFLECT_LIMITED] == 300 - (uint64_t)got,
+		    "reflect_limited %llu", (unsigned long long)
+		    (now[HPCC_CNT_REFLECT_LIMITED] -
+		     before[HPCC_CNT_REFLECT_LIMITED]));
+	tap(ok, "veth: a probe flood of the connection held to the configured "
+	    "rate, the rest counted reflect_limited");
+out:
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	hpcc_host__destroy(h);
 	ns_teardown();
 }
 
@@ -1880,10 +2381,12 @@ static void counter_wait(int fd, const uint64_t *before, int c)
 static const uint8_t l3_s4[4] = { 10, 93, 1, 2 };	/* behind tn0 */
 static const uint8_t l3_d4[4] = { 10, 93, 2, 2 };	/* behind tn1 */
 static const uint8_t l3_r4[4] = { 10, 93, 2, 1 };	/* tn1's own */
+static const uint8_t l3_t4[4] = { 10, 93, 1, 1 };	/* tn0's own */
 static const uint8_t l3_x4[4] = { 8, 0, 7, 1 };		/* reads as 0x0800 */
 static const uint8_t l3_s6[16] = { 0xfd, 0x93, 0, 1, [15] = 2 };
 static const uint8_t l3_d6[16] = { 0xfd, 0x93, 0, 2, [15] = 2 };
 static const uint8_t l3_r6[16] = { 0xfd, 0x93, 0, 2, [15] = 1 };
+static const uint8_t l3_t6[16] = { 0xfd, 0x93, 0, 1, [15] = 1 };
 
 /* A probe (or response, @pr's flags) on a tun device: raw IP. */
 static void l3_frame(struct pkt *k, bool v6, const struct hpcc_probe *pr,
@@ -1926,7 +2429,7 @@ static void l3_tests(void)
 	struct pkt in, out, resp;
 	uint32_t ifindex = 0, zero = 0, skip[5][2];
 	uint16_t cport, sport;
-	int t0 = -1, t1 = -1, err = -1, hc, sc, v6, cfd, lfd;
+	int t0 = -1, t1 = -1, err = -1, hc, sc, v6, cfd, lfd, fds[3], i;
 	LIBBPF_OPTS(bpf_tc_hook, eg, .attach_point = BPF_TC_EGRESS);
 	LIBBPF_OPTS(bpf_tc_hook, ig, .attach_point = BPF_TC_INGRESS);
 	LIBBPF_OPTS(bpf_tc_opts, so, .handle = 1, .priority = 1);
@@ -2019,20 +2522,34 @@ static void l3_tests(void)
 		tap(ok, "raw IP: IPv%d probe forwarded through tun is stamped "
 		    "at tn1's egress", v6 ? 6 : 4);
 
-		/* Back into tn1: reflected out of it, the switch lets the
-		 * response pass.
+		/* A probe of the namespace's connection (tn0's address ->
+		 * tn1's), carrying the hop just stamped, written into tn1:
+		 * reflected out of it, the switch lets the response pass.
 		 */
-		in = out;
+		ns_enter();
+		err = tcp_conn(v6, v6 ? l3_t6 : l3_t4, 40010,
+			       v6 ? l3_r6 : l3_r4, 5210, fds);
+		ns_leave();
+		if (err) {
+			tap(false, "raw IP: a connection in the namespace");
+			continue;
+		}
+		probe_init(&pr, 1);
+		pr.hop[0] = payload_of(&out)->hop[0];
+		l3_frame(&in, v6, &pr, v6 ? l3_t6 : l3_t4, v6 ? l3_r6 : l3_r4,
+			 40010, 5210);
 		counters_read(hc, before);
 		ok = CHECK(write(t1, in.b, in.len) == (ssize_t)in.len,
 			   "write: %s", strerror(errno));
-		ok &= CHECK(tun_read(t1, &out, v6, 5201, 40000),
+		ok &= CHECK(tun_read(t1, &out, v6, 5210, 40010),
 			    "no response out of tn1");
+		for (i = 0; i < 3; i++)
+			close(fds[i]);
 		ok &= CHECK(out.len == in.len, "length %u", out.len);
 		ok &= CHECK(!memcmp(out.b + (v6 ? 8 : 12),
-				    v6 ? l3_d6 : l3_d4, v6 ? 16 : 4) &&
+				    v6 ? l3_r6 : l3_r4, v6 ? 16 : 4) &&
 			    !memcmp(out.b + (v6 ? 24 : 16),
-				    v6 ? l3_s6 : l3_s4, v6 ? 16 : 4),
+				    v6 ? l3_t6 : l3_t4, v6 ? 16 : 4),
 			    "addresses");
 		ok &= CHECK(payload_of(&out)->hdr.flags == HPCC_F_RESPONSE &&
 			    payload_of(&out)->hdr.nhops == 1 &&
@@ -2122,6 +2639,7 @@ static void netns_tests(void)
 	for (i = 0; i < sizeof(qcases) / sizeof(qcases[0]); i++)
 		qdisc_case(&qcases[i]);
 	netns_misc_tests();
+	netns_reflector_tests();
 	l3_tests();
 }
 
@@ -2175,32 +2693,50 @@ static double bench_fresh(int fd, const struct pkt *in, int n)
 	return med;
 }
 
-/* The host program: its fast path, a response (dropped after the socket
- * lookup finds nothing: the packet is not changed, so repeat works) and a
- * probe turned around (fresh skb each time).
+/* The host program, in the unit tests' namespace (the probe belongs to a
+ * connection there): its fast path, a response (dropped after the socket
+ * lookup finds nothing: the packet is not changed, so repeat works), a
+ * probe turned around (fresh skb each time; the limit set so high that it
+ * never refuses, so its whole path is timed) and probes refused: no
+ * socket, and over the rate (the bucket emptied beforehand).
  */
 static void bench_host(const struct pkt *data, double f_noop,
 		       double r_noop)
 {
+	struct hpcc_host_cfg cfg = { .flags = HPCC_CFG_F_REFLECT,
+				     .reflect_rate = 1000000000,
+				     .reflect_burst = 1000000 };
+	struct hpcc_reflect_tb full = { .tat = ~0ull >> 2 };
 	struct hpcc_host *h = hpcc_host__open_and_load();
+	double r_data, r_resp, f_probe, r_nosock, r_limited;
+	struct pkt probe, resp, stray;
 	struct hpcc_probe pr;
-	struct pkt probe, resp;
-	double r_data, r_resp, f_probe;
+	uint32_t zero = 0;
 	int hfd;
 
-	if (!h) {
-		fprintf(stderr, "cannot load hpcc_host\n");
+	if (!h || host_fixture_up()) {
+		fprintf(stderr, "cannot load hpcc_host or set up its "
+			"namespace\n");
+		host_fixture_down();
+		hpcc_host__destroy(h);
 		return;
 	}
 	hfd = bpf_program__fd(h->progs.hpcc_host);
+	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_host_cfg), &zero, &cfg,
+			    BPF_ANY);
 	probe_init(&pr, 2);
 	probe_frame(&probe, false, &pr, HPCC_PROBE_LEN,
 		    HPCC_DSCP_PROBE_DEFAULT);
+	probe_frame_at(&stray, false, &pr, pkt_ip4_a, pkt_ip4_b, 40001, 5201);
 	pr.hdr.flags = HPCC_F_RESPONSE;
-	response_frame(&resp, false, &pr, pkt_ip4_b, pkt_ip4_a, 5201, 40000);
+	response_frame(&resp, false, &pr, pkt_ip4_b, pkt_ip4_a, 5299, 40099);
 	r_data = bench_repeat(hfd, data, BENCH_REPEAT);
 	r_resp = bench_repeat(hfd, &resp, BENCH_REPEAT);
 	f_probe = bench_fresh(hfd, &probe, 20000);
+	r_nosock = bench_repeat(hfd, &stray, BENCH_REPEAT);
+	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_reflect_tb), &zero,
+			    &full, BPF_ANY);
+	r_limited = bench_repeat(hfd, &probe, BENCH_REPEAT);
 	printf("# %-44s %10.1f %+13.1f\n",
 	       "host, TCP data 1400 B (repeat=100000)", r_data,
 	       r_data - r_noop);
@@ -2210,6 +2746,13 @@ static void bench_host(const struct pkt *data, double f_noop,
 	printf("# %-44s %10.1f %+13.1f\n",
 	       "host, probe reflected (fresh skb x20000)", f_probe,
 	       f_probe - f_noop);
+	printf("# %-44s %10.1f %+13.1f\n",
+	       "host, probe refused: no socket (repeat)", r_nosock,
+	       r_nosock - r_noop);
+	printf("# %-44s %10.1f %+13.1f\n",
+	       "host, probe refused: over the rate (repeat)", r_limited,
+	       r_limited - r_noop);
+	host_fixture_down();
 	hpcc_host__destroy(h);
 }
 

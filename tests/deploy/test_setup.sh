@@ -70,7 +70,7 @@ cat >"$conf" <<'C'
 # a comment
 host vt0            # trailing comment
 switch vt1 rate 1.5gbit switch-id 7 port-id 21
-host vt1 probe-dscp 45 response-dscp 46
+host vt1 probe-dscp 45 response-dscp 46 reflect-rate 5000 reflect-burst 50
 switch vt9 rate 100mbit
 C
 t "check: good file, absent device reported" 0 'vt9 is configured but not present.*no errors' \
@@ -96,6 +96,17 @@ t "attach again replaces the attachment" 0 'hpcc_host attached to vt0' "${S[@]}"
 t "status still as configured after re-attach" 0 'host vt0: attached as configured' "${S[@]}" status
 
 # --- a changed file
+sed -i 's/reflect-rate 5000/reflect-rate 6000/' "$conf"
+t "status: a changed reflection limit DIFFERS, exit 3" 3 \
+	'host vt1: DIFFERS, configured: reflect 6000 burst 50 \(attached: 5000 burst 50\)' "${S[@]}" status
+t "apply re-attaches vt1's host program" 0 'reflect 6000/s burst 50' "${S[@]}" apply
+sed -i 's/reflect-rate 6000 reflect-burst 50/reflect-rate 0/' "$conf"
+t "apply: reflect-rate 0 is no limit" 0 'reflect unlimited' "${S[@]}" apply
+t "status: no limit as configured" 0 'host vt1: attached as configured \(.*reflect unlimited' "${S[@]}" status
+sed -i 's/reflect-rate 0/reflect-burst 0/' "$conf"
+t "check: reflect-burst 0 is an error" 1 "bad reflect-burst '0'" "${S[@]}" check
+sed -i 's/ reflect-burst 0//' "$conf"
+t "apply: back to the default limit" 0 'reflect 100000/s burst 1000' "${S[@]}" apply
 sed -i 's/rate 1.5gbit/rate 10gbit/' "$conf"
 t "status: a changed rate DIFFERS, exit 3" 3 'switch vt1: DIFFERS, configured: rate 10000 Mbit/s \(attached: 1500\)' \
 	"${S[@]}" status

@@ -78,6 +78,7 @@ chmod 755 "$W"
 mkdir "$W/out"
 cleanup() {
 	for ns in s r1 r2 d x; do
+		ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
 		ip netns del $ns 2>/dev/null
 	done
 	rm -rf "$W"
@@ -213,7 +214,13 @@ setup() {
 	ip -n d route add default via 10.91.3.1 &&
 	ip -n d -6 route add default via fd91:3::1 || return 1
 	# r1b gets a real queue; r2b keeps veth's noqueue (the warning case)
-	tc -n r1 qdisc replace dev r1b root pfifo
+	tc -n r1 qdisc replace dev r1b root pfifo || return 1
+	# a probe belongs to a connection: listeners for trace's (80, 5201)
+	for ns in s d; do
+		for port in 80 5201; do
+			ip netns exec $ns iperf3 -s -D -p $port >/dev/null || return 1
+		done
+	done
 }
 vethpair() { ip -n $1 link add $2 type veth peer name $3 && ip -n $1 link set $2 up; }
 
@@ -411,9 +418,10 @@ g -n s trace 10.91.3.2 --sport 40006
 note "1 hop (r2b), none (r1a is no port yet)"
 g -n r2 trace 10.91.3.2 --sport 40007 --timeout 5
 g -n r1 trace 10.91.1.1 --sport 40008 --timeout 5
-note "DSCPs the receiver does not use: its TCP answers"
+note "DSCPs the receiver does not use: its TCP drops the probe, no response"
 g -n s trace 10.91.3.2 --sport 40009 --probe-dscp 20 --response-dscp 21
-note "nobody there, no route"
+note "nobody there, no listener, no route"
+g -n s trace 10.91.3.2:5300 --sport 40012
 g -n s trace 10.91.3.99 --sport 40010 --timeout 0.3
 g -n r2 trace 10.200.0.1 --sport 40011
 g -n s trace 10.91.3.2 --dev nope0
