@@ -7,7 +7,7 @@
 # a KASAN report fails the kernel-log gate.
 . "$(dirname "$0")/lib.sh"
 
-module_loaded || load_module || skip_all "tcp_hpcc not loadable"
+module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 # long enough for 10000 switches; the debug kernel is several times slower
 secs=${HPCC_RACE_SECONDS:-$([ "${HPCC_DEBUG_KERNEL:-0}" = 1 ] && echo 60 || echo 10)}
 ns=ccrace$$
@@ -31,4 +31,4 @@ for what in switches:10000 cc_info:10000 diag_dumps:100; do
 done
 check "hpcc still registered after the race" \
 	grep -qw hpcc /proc/sys/net/ipv4/tcp_available_congestion_control
-tap_finish
+tap_done

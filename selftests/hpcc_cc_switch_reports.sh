@@ -12,9 +12,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$HERE/stress_lib.sh"
 
-[ -x ./probe/hpcc-probe ] || skip_all "no probe/hpcc-probe (run make)"
-[ -x "$HERE/hpcc_ccswitch" ] || skip_all "no selftests/hpcc_ccswitch (make -C selftests)"
-module_loaded || load_module || skip_all "tcp_hpcc not loadable"
+[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
+[ -x "$HERE/hpcc_ccswitch" ] || tap_skip_all "no selftests/hpcc_ccswitch (make -C selftests)"
+module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 secs=${HPCC_SWITCH_SECONDS:-10}
 conns=${HPCC_SWITCH_CONNS:-4}
 a=ccswA$$ b=ccswB$$
@@ -100,4 +100,4 @@ check "sha256 of all streams: senders' == receivers'" \
 check "no flow state left after the connections closed" poll 30 no_flows $a $b
 check "hpcc still registered" \
 	grep -qw hpcc /proc/sys/net/ipv4/tcp_available_congestion_control
-tap_finish
+tap_done

@@ -24,9 +24,9 @@
 BOTTLENECK_MBIT=${BOTTLENECK_MBIT:-50}
 . "$HERE/stress_lib.sh"
 
-[ -x ./probe/hpcc-probe ] || skip_all "no probe/hpcc-probe (run make)"
-[ -x "$HERE/hpcc_stress" ] || skip_all "no selftests/hpcc_stress (make -C selftests)"
-module_loaded || load_module || skip_all "tcp_hpcc not loadable"
+[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
+[ -x "$HERE/hpcc_stress" ] || tap_skip_all "no selftests/hpcc_stress (make -C selftests)"
+module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 
 topo_names f$$
 tmp=/tmp/faults.$$
@@ -244,4 +244,4 @@ sink=
 echo "# $(cat $tmp/sink)"
 check "the receiver saw every stream byte-exact" \
 	sh -c "grep -q 'streams=$nstream .* bad=0 errors=0 ' $tmp/sink"
-tap_finish
+tap_done

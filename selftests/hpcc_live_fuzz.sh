@@ -10,9 +10,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$HERE/stress_lib.sh"
 
-[ -x "$HERE/hpcc_live_fuzz" ] || skip_all "no selftests/hpcc_live_fuzz (make -C selftests)"
-[ -x "$HERE/hpcc_stress" ] || skip_all "no selftests/hpcc_stress (make -C selftests)"
-module_loaded || load_module || skip_all "tcp_hpcc not loadable"
+[ -x "$HERE/hpcc_live_fuzz" ] || tap_skip_all "no selftests/hpcc_live_fuzz (make -C selftests)"
+[ -x "$HERE/hpcc_stress" ] || tap_skip_all "no selftests/hpcc_stress (make -C selftests)"
+module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 MIN=${FUZZ_MIN_REPORTS:-10000}
 a=fuzzA$$ b=fuzzB$$
 tmp=/tmp/fuzz.$$
@@ -48,6 +48,7 @@ echo "# hpcc_live_fuzz exited $rc after $(($(date +%s) - t0)) s"
 # its TAP lines are ours: go on numbering after them
 tap_n=$(grep -cE '^(not )?ok [0-9]+' $tmp/out)
 tap_failed=$(grep -cE '^not ok [0-9]+' $tmp/out)
+tap_passed=$((tap_n - tap_failed))
 check "hpcc_live_fuzz ran to the end (exit $rc)" \
 	sh -c "test $rc -eq 0 -o $tap_failed -gt 0 && ! grep -q '^Bail out' $tmp/out"
 
@@ -60,4 +61,4 @@ sed 's/^/# sink: /' $tmp/sink.err | head -n 5
 check "the receiver: all five streams (4 hpcc, 1 cubic) complete, every byte the pattern's" \
 	sh -c "grep -q 'streams=5 .* bad=0 errors=0 ' $tmp/sink"
 check "no flow state left after the flow closed" poll 30 no_flows $a $b
-tap_finish
+tap_done

@@ -21,23 +21,23 @@
 . "$(dirname "$0")/lib.sh"
 . "$HERE/stress_lib.sh"
 
-[ -r "$HPCC_KO" ] || skip_all "no $HPCC_KO (run make)"
-[ -x ./probe/hpcc-probe ] || skip_all "no probe/hpcc-probe (run make)"
-[ -x "$HERE/hpcc_stress" ] || skip_all "no selftests/hpcc_stress (make -C selftests)"
+[ -r "$HPCC_KO" ] || tap_skip_all "no $HPCC_KO (run make)"
+[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
+[ -x "$HERE/hpcc_stress" ] || tap_skip_all "no selftests/hpcc_stress (make -C selftests)"
 PLAIN=${CYCLES_PLAIN:-40}
 FLOWS=${CYCLES_FLOWS:-30}
 PROGS=${CYCLES_PROGS:-20}
 PROGS_FIRST=${CYCLES_PROGS_FIRST:-10}
 
 klog_check=$(command -v klog-check.sh) || klog_check=./scripts/klog-check.sh
-[ -x "$klog_check" ] || skip_all "no klog-check.sh"
+[ -x "$klog_check" ] || tap_skip_all "no klog-check.sh"
 
 was_loaded=0
 if module_loaded; then
 	was_loaded=1
 	# an earlier test's sockets may still be closing
 	poll 30 rmmod tcp_hpcc 2>/dev/null ||
-		skip_all "tcp_hpcc is in use (refcnt $(cat /sys/module/tcp_hpcc/refcnt))"
+		tap_skip_all "tcp_hpcc is in use (refcnt $(cat /sys/module/tcp_hpcc/refcnt))"
 fi
 
 n1=cycA$$ n2=cycB$$
@@ -266,4 +266,4 @@ check "and registers hpcc, with its BTF" is_loaded
 if [ $was_loaded = 0 ]; then
 	rmmod tcp_hpcc
 fi
-tap_finish
+tap_done

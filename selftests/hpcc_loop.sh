@@ -7,8 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$HERE/topo.sh"
 
-[ -x ./probe/hpcc-probe ] || skip_all "no probe/hpcc-probe (run make)"
-module_loaded || load_module || skip_all "tcp_hpcc not loadable"
+[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
+module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 trap '$IP netns pids h2 2>/dev/null | xargs -r kill; topo_down' EXIT
 topo_up
 check "hpcc-probe attaches hosts and routers" telemetry_up
@@ -156,4 +156,4 @@ check "no reflector: receiver's sha256 matches" \
 check "no reflector: the sender noticed unanswered probes" \
 	test "$(hpcc_stat ProbesLost)" -gt "$lost0"
 rm -f /tmp/src /tmp/dst /tmp/iperf.* /tmp/backlog.* /tmp/flows.*
-tap_finish
+tap_done

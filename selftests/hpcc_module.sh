@@ -6,7 +6,7 @@
 # telemetry on the path: loss-based mode).
 . "$(dirname "$0")/lib.sh"
 
-[ -r "$HPCC_KO" ] || skip_all "no $HPCC_KO (run make first)"
+[ -r "$HPCC_KO" ] || tap_skip_all "no $HPCC_KO (run make first)"
 module_loaded && rmmod tcp_hpcc
 
 # BTF the kernel does not validate, as module BTF made for another build of
@@ -79,4 +79,4 @@ check "probes went out, none came back as a report" \
 	test "$sent" -gt 0 -a "$accepted" -eq 0
 ns_del a b
 rm -f /tmp/src /tmp/dst
-tap_finish
+tap_done

@@ -6,8 +6,8 @@
 # jiffy. Probes held back by the budget are not counted as lost.
 . "$(dirname "$0")/lib.sh"
 
-[ -x ./probe/hpcc-probe ] || skip_all "no probe/hpcc-probe (run make)"
-module_loaded || load_module || skip_all "tcp_hpcc not loadable"
+[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
+module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 a1=budA1$$ a2=budA2$$ b1=budB1$$ b2=budB2$$
 saved=$(cat $PARAMS/probe_limit)
 cleanup() {
@@ -56,4 +56,4 @@ check "B's flow had its own budget ($rb >= $((limit * secs / 2)))" \
 check "B within its budget too ($rb <= $most)" test "${rb:-999999}" -le $most
 check "held-back probes are not counted lost ($lost <= 9, one per flow)" \
 	test "$lost" -le 9
-tap_finish
+tap_done

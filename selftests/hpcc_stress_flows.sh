@@ -19,9 +19,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$HERE/stress_lib.sh"
 
-[ -x ./probe/hpcc-probe ] || skip_all "no probe/hpcc-probe (run make)"
-[ -x "$HERE/hpcc_stress" ] || skip_all "no selftests/hpcc_stress (make -C selftests)"
-module_loaded || load_module || skip_all "tcp_hpcc not loadable"
+[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
+[ -x "$HERE/hpcc_stress" ] || tap_skip_all "no selftests/hpcc_stress (make -C selftests)"
+module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 
 FLOWS=${STRESS_FLOWS:-1000}
 FLOW_BYTES=${STRESS_FLOW_BYTES:-4096}	# + (id % 64) * 257 each
@@ -208,4 +208,4 @@ echo "# Flows +$flows, FlowsDegraded +$degr"
 check "Flows grew by exactly the $((per * WORKERS)) connections opened" \
 	test "$flows" -eq $((per * WORKERS))
 check "no flow without state (FlowsDegraded +$degr)" test "$degr" -eq 0
-tap_finish
+tap_done

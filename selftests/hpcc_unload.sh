@@ -5,7 +5,7 @@
 # such free, or kmem_cache_destroy() finds the flow cache still in use.
 . "$(dirname "$0")/lib.sh"
 
-module_loaded || skip_all "tcp_hpcc not loaded"
+module_loaded || tap_skip_all "tcp_hpcc not loaded"
 ns1=unload1$$ ns2=unload2$$
 trap 'ns_del $ns1 $ns2; rm -f /tmp/unload.*' EXIT
 ns_pair $ns1 $ns2
@@ -40,4 +40,4 @@ check "no 'still has objects' from the flow cache" \
 	sh -c "! dmesg | tail -n +$((mark + 1)) | grep -q 'still has objects'"
 check "hpcc gone from tcp_available_congestion_control" \
 	sh -c "! grep -qw hpcc /proc/sys/net/ipv4/tcp_available_congestion_control"
-tap_finish
+tap_done

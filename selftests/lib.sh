@@ -1,13 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared by the selftests: TAP output, module and namespace helpers.
-# Tests run as root inside the VM (scripts/vm-run.sh), from /hpcc.
-
-KSFT_PASS=0
-KSFT_FAIL=1
-KSFT_SKIP=4
+# Shared by the selftests: TAP output (tests/lib/tap.sh), module and
+# namespace helpers. Tests run as root inside the VM (scripts/vm-run.sh,
+# with --include tests/lib:tests/lib), from /hpcc.
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
+. "$TOP/tests/lib/tap.sh"
 HPCC_KO=${HPCC_KO:-$TOP/tcp_hpcc.ko}
 PARAMS=/sys/module/tcp_hpcc/parameters
 # iproute2, not the busybox applets
@@ -16,32 +14,9 @@ TC=/usr/sbin/tc
 [ -x $IP ] || IP=/sbin/ip
 [ -x $TC ] || TC=/sbin/tc
 
-tap_n=0
-tap_failed=0
-
 # check DESCRIPTION COMMAND...: one TAP line from the command's status
 check() {
-	local desc=$1
-	shift
-	tap_n=$((tap_n + 1))
-	if "$@"; then
-		echo "ok $tap_n - $desc"
-	else
-		tap_failed=$((tap_failed + 1))
-		echo "not ok $tap_n - $desc"
-	fi
-}
-
-# The plan and the exit status of the script.
-tap_finish() {
-	echo "1..$tap_n"
-	[ "$tap_failed" -eq 0 ] && exit $KSFT_PASS
-	exit $KSFT_FAIL
-}
-
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit $KSFT_SKIP
+	tap_check "$@"
 }
 
 module_loaded() {

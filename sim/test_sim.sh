@@ -7,62 +7,57 @@
 # Needs libns3-dev (scripts/deps.sh sim); builds sim/ first.
 set -u
 cd "$(dirname "$0")" || exit 1
-n=0 fail=0
-ok() {	# ok COND DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 1 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi
-}
+. ../tests/lib/tap.sh
 if ! make -s all >/tmp/hpcc-sim-build.$$ 2>&1; then
 	sed 's/^/# /' /tmp/hpcc-sim-build.$$ | tail -n 20
-	ok 0 "sim/ builds (libns3-dev installed? scripts/deps.sh sim)"
-	echo "1..$n"; echo "$((n - fail)) passed, $fail failed"; exit 1
+	rm -f /tmp/hpcc-sim-build.$$
+	tap_result 1 "sim/ builds (libns3-dev installed? scripts/deps.sh sim)"
+	tap_done
 fi
 rm -f /tmp/hpcc-sim-build.$$
-ok 1 "sim/ builds"
+tap_result 0 "sim/ builds"
 
 # test_model's own TAP lines, renumbered into ours
 while IFS= read -r l; do
 	case $l in
-	"ok "*) ok 1 "model: ${l#*- }" ;;
-	"not ok "*) ok 0 "model: ${l#*- }" ;;
+	"ok "*) tap_result 0 "model: ${l#*- }" ;;
+	"not ok "*) tap_result 1 "model: ${l#*- }" ;;
 	esac
 done < <(./test_model)
 
 w=$(mktemp -d)
-./hpcc-sim --scenario=smoke --cc=hpcc --out=$w/a.log
-ok $([ $? = 0 ] && echo 1 || echo 0) "smoke run (hpcc, 3 long flows, 3 s) exits 0"
+tap_check "smoke run (hpcc, 3 long flows, 3 s) exits 0" \
+	./hpcc-sim --scenario=smoke --cc=hpcc --out=$w/a.log
 ./hpcc-sim --scenario=smoke --cc=hpcc --out=$w/b.log
 # wall-clock fields (runs.csv elapsed, cost.csv) are the only ones allowed to differ
 strip() { grep -v '^@@csv cost.csv@@' "$1" | sed '/^@@csv runs.csv@@/s/,[0-9.]*$//'; }
-ok $(cmp -s <(strip $w/a.log) <(strip $w/b.log) && echo 1 || echo 0) \
-	"the same seed gives the same output, byte for byte"
+cmp -s <(strip $w/a.log) <(strip $w/b.log)
+tap_result $? "the same seed gives the same output, byte for byte"
 
 # every per-run file is complete as the program writes it: header first
-hdr=1
+hdr=0
 for f in queue.csv:t,dev,backlog samples.csv:tag,id,t flows.csv:tag,id,dst events.csv:t,kind,flow; do
 	first=$(grep -m1 "^@@csv smoke/hpcc/r1/${f%%:*}@@ " $w/a.log)
-	case $first in "@@csv smoke/hpcc/r1/${f%%:*}@@ ${f#*:}"*) ;; *) hdr=0; echo "# ${f%%:*}: $first" ;; esac
+	case $first in "@@csv smoke/hpcc/r1/${f%%:*}@@ ${f#*:}"*) ;; *) hdr=1; echo "# ${f%%:*}: $first" ;; esac
 done
-ok $hdr "queue.csv, samples.csv, flows.csv, events.csv start with their header row"
+tap_result $hdr "queue.csv, samples.csv, flows.csv, events.csv start with their header row"
 
 # hpcc.csv: label,cc,rep,sent,lost,accepted,used,nocap,rejected,timeouts,stamped,overflow,reflected,delivered
 IFS=, read -r _ _ _ sent lost acc used nocap rej tmo stamped ovf refl deliv \
 	< <(sed -n 's/^@@csv hpcc.csv@@ //p' $w/a.log)
 echo "# probes sent $sent, lost $lost, reports accepted $acc, used $used, stamps $stamped, reflected $refl"
-ok $([ "${used:-0}" -gt 1000 ] && echo 1 || echo 0) "the law used telemetry reports (> 1000 in 3 s)"
-ok $([ "${stamped:-0}" -ge $((2 * ${refl:-1})) ] && [ "${ovf:-1}" = 0 ] && echo 1 || echo 0) \
-	"every reflected probe carries 2 stamps (r1->r2, r2->d1), none overflowed"
-ok $([ "${tmo:-1}" = 0 ] && [ "${rej:-1}" -le 3 ] && echo 1 || echo 0) \
-	"no telemetry timeout; at most the last probes' responses refused"
+tap_check "the law used telemetry reports (> 1000 in 3 s)" [ "${used:-0}" -gt 1000 ]
+[ "${stamped:-0}" -ge $((2 * ${refl:-1})) ] && [ "${ovf:-1}" = 0 ]
+tap_result $? "every reflected probe carries 2 stamps (r1->r2, r2->d1), none overflowed"
+[ "${tmo:-1}" = 0 ] && [ "${rej:-1}" -le 3 ]
+tap_result $? "no telemetry timeout; at most the last probes' responses refused"
 # r2d1 utilisation and queue over [1 s, 3 s]
 q=$(sed -n 's|^@@csv smoke/hpcc/r1/queue.csv@@ ||p' $w/a.log | awk -F, '$2 == "r2d1" && $1 >= 1 && $1 <= 3')
 util=$(echo "$q" | awk -F, 'NR == 1 { t0 = $1; b0 = $6 } { t1 = $1; b1 = $6 }
 	END { printf "%.3f", (b1 - b0) * 8 / ((t1 - t0) * 1e8) }')
 q99=$(echo "$q" | cut -d, -f3 | sort -n | awk '{ v[NR] = $1 } END { r = int(0.99 * NR); if (r < 0.99 * NR) r++; print v[r] }')
 echo "# r2d1: utilisation $util, queue p99 $q99 B"
-ok $(awk -v u=$util 'BEGIN { print (u > 0.85) }') "hpcc keeps the bottleneck busy (> 85%)"
-ok $([ "$q99" -lt 30000 ] && echo 1 || echo 0) "hpcc keeps its queue p99 below 30 KB"
+tap_check "hpcc keeps the bottleneck busy (> 85%)" awk -v u="$util" 'BEGIN { exit !(u > 0.85) }'
+tap_check "hpcc keeps its queue p99 below 30 KB" [ "$q99" -lt 30000 ]
 rm -rf $w
-echo "1..$n"
-echo "$((n - fail)) passed, $fail failed"
-[ $fail = 0 ]
+tap_done

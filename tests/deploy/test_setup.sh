@@ -15,12 +15,11 @@ export HPCC_STATE=$tmp/state
 conf=$tmp/hpcc.conf
 S=("$TOP/deploy/hpcc-setup" -c "$conf" -n "$ns")
 
-n=0 passed=0 failed=0 out="" rc=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then passed=$((passed + 1)); echo "ok $n - $2"
-	else failed=$((failed + 1)); echo "not ok $n - $2"
-		printf '%s\n' "exit $rc; output:" "$out" | sed 's/^/#   /'; fi
+. tests/lib/tap.sh
+out="" rc=0
+tap() {	# tap OK(0/1) DESCRIPTION: on failure, the last run's status and output
+	tap_result "$1" "$2"
+	[ "$1" -eq 0 ] || tap_diag "exit $rc; output:" "$out"
 }
 run() { out=$("$@" 2>&1); rc=$?; }
 has() { grep -Eq -- "$1" <<<"$out"; }
@@ -39,8 +38,7 @@ cleanup() {
 trap cleanup EXIT
 
 if [ "$(id -u)" -ne 0 ] || [ ! -x "$HPCC_PROBE" ]; then
-	echo "1..0 # SKIP needs root and $HPCC_PROBE (make probe)"
-	exit 0
+	tap_skip_all "needs root and $HPCC_PROBE (make probe)"
 fi
 ip netns add "$ns" && ip -n "$ns" link add vt0 type veth peer name vt1 &&
 	ip -n "$ns" link set vt0 up && ip -n "$ns" link set vt1 up &&
@@ -151,6 +149,4 @@ if command -v systemd-escape >/dev/null; then
 	tap $? "generator: one wants link per device, names escaped"
 fi
 
-echo "1..$n"
-echo "# $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_done

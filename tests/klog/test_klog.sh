@@ -6,6 +6,7 @@
 # lines, under this machine's awk and under busybox awk as in the VM.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/lib/tap.sh
 
 scanner=scripts/klog-check.sh
 fixtures=tests/klog/fixtures
@@ -71,11 +72,7 @@ ln -s "$(command -v busybox 2>/dev/null || echo /nonexistent)" "$bbdir/awk"
 
 planned=$(((${#cases[@]} + ${#flagged_lines[@]} + ${#clean_lines[@]}) * 2 + 2))
 echo "TAP version 13"
-echo "1..$planned"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $* # SKIP busybox not installed"; }
+tap_plan $planned
 
 # scan AWK: the scanner with `awk` from the system or from busybox.
 scan() {
@@ -91,7 +88,7 @@ for a in system busybox; do
 	for c in "${cases[@]}"; do
 		read -r file want flagged hidden <<<"$c"
 		desc="$a awk: $file exits $want${flagged/#-/}"
-		have_awk "$a" || { skip "$desc"; continue; }
+		have_awk "$a" || { tap_skip "$desc" "busybox not installed"; continue; }
 		rc=0
 		out=$(scan "$a" <"$fixtures/$file") || rc=$?
 		why=
@@ -103,21 +100,21 @@ for a in system busybox; do
 		if [[ $hidden != - ]] && grep -q "$hidden" <<<"$out"; then
 			why+=" printed '$hidden'"
 		fi
-		if [[ -z $why ]]; then ok "$desc"; else
-			not_ok "$desc:$why"
+		if [[ -z $why ]]; then tap_result 0 "$desc"; else
+			tap_result 1 "$desc:$why"
 			sed 's/^/# /' <<<"$out"
 		fi
 	done
 	for l in "${flagged_lines[@]}"; do
-		have_awk "$a" || { skip "$a awk: flags '$l'"; continue; }
-		if out=$(scan "$a" <<<"$l"); then not_ok "$a awk: flags '$l'"; else
-			ok "$a awk: flags '$l'"
+		have_awk "$a" || { tap_skip "$a awk: flags '$l'" "busybox not installed"; continue; }
+		if out=$(scan "$a" <<<"$l"); then tap_result 1 "$a awk: flags '$l'"; else
+			tap_result 0 "$a awk: flags '$l'"
 		fi
 	done
 	for l in "${clean_lines[@]}"; do
-		have_awk "$a" || { skip "$a awk: passes '$l'"; continue; }
-		if out=$(scan "$a" <<<"$l"); then ok "$a awk: passes '$l'"; else
-			not_ok "$a awk: passes '$l'"
+		have_awk "$a" || { tap_skip "$a awk: passes '$l'" "busybox not installed"; continue; }
+		if out=$(scan "$a" <<<"$l"); then tap_result 0 "$a awk: passes '$l'"; else
+			tap_result 1 "$a awk: passes '$l'"
 			sed 's/^/# /' <<<"$out"
 		fi
 	done
@@ -125,10 +122,10 @@ done
 
 # Context: -C 0 prints the flagged line only; -C 2 two lines either side.
 out=$(scan system -C 0 <"$fixtures/warn.log") || true
-if [[ $(grep -vc '^klog-check:' <<<"$out") == 1 ]]; then ok "-C 0 prints only the flagged line"; else
-	not_ok "-C 0 prints only the flagged line"; sed 's/^/# /' <<<"$out"
+if [[ $(grep -vc '^klog-check:' <<<"$out") == 1 ]]; then tap_result 0 "-C 0 prints only the flagged line"; else
+	tap_result 1 "-C 0 prints only the flagged line"; sed 's/^/# /' <<<"$out"
 fi
 rc=0
 scan system --bogus </dev/null >/dev/null 2>&1 || rc=$?
-if ((rc == 2)); then ok "an unknown option exits 2"; else not_ok "an unknown option exits 2 (got $rc)"; fi
-((n == planned)) || echo "# planned $planned, ran $n"
+if ((rc == 2)); then tap_result 0 "an unknown option exits 2"; else tap_result 1 "an unknown option exits 2 (got $rc)"; fi
+tap_done

@@ -27,50 +27,29 @@ H=${HPCC_PROBE:-$TOP/probe/hpcc-probe}
 GOLD=$TOP/tests/probe/golden
 unset HPCC_CONF		# status: hpcc.conf only where a run puts one
 NORM=$TOP/tests/probe/normalise.pl
+. tests/lib/tap.sh
 
-n=0 passed=0 failed=0 skipped=0
 tap() {	# tap OK(0/1) DESCRIPTION [DETAIL-FILE]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		case $2 in
-		*"# SKIP"*) skipped=$((skipped + 1)) ;;
-		*) passed=$((passed + 1)) ;;
-		esac
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-		[ -z "${3:-}" ] || sed 's/^/#   /' "$3"
-	fi
-}
-done_tap() {
-	echo "1..$n"
-	[ "$skipped" -eq 0 ] || echo "# $skipped skipped"
-	echo "# $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
+	tap_result "$1" "$2"
+	[ "$1" -eq 0 ] || [ -z "${3:-}" ] || tap_diag <"$3"
 }
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (netns, tc, bpf)"
-	echo "# 0 passed, 0 failed"
-	exit 0
-fi
+[ "$(id -u)" -eq 0 ] || tap_skip_all "needs root (netns, tc, bpf)"
 if [ ! -x "$H" ] && ! make -s -C probe >/dev/null 2>&1; then
 	tap 1 "build probe/hpcc-probe"
-	done_tap
+	tap_done
 fi
 if [ -z "${HPCC_GOLDEN_NS:-}" ]; then
 	HPCC_GOLDEN_NS=1 exec unshare -m -u --propagation private "$0" "$@"
 	tap 1 "unshare -m -u (private mount and UTS namespaces)"
-	done_tap
+	tap_done
 fi
 # the hostname makes the switch id of a namespace without IPv4
 if ! mount -t bpf bpf /sys/fs/bpf || ! mkdir -p /run/netns ||
    ! mount -t tmpfs -o mode=0755 tmpfs /run/netns ||
    ! hostname hpcc-golden; then
 	tap 1 "a private bpffs, /run/netns and hostname"
-	done_tap
+	tap_done
 fi
 
 W=$(mktemp -d)
@@ -228,7 +207,7 @@ out=$(setup 2>&1)
 rc=$?
 [ $rc -eq 0 ] || printf '%s\n' "$out" >$W/setup.err
 tap $rc "netns topology s - r1 - r2 - d" $W/setup.err
-[ $rc -eq 0 ] || done_tap
+[ $rc -eq 0 ] || tap_done
 
 long=abcdefghijklmnop	# 16 bytes: one more than the kernel allows
 badnames=(.. ../.. a/b . "$long" "a b" a:b "")
@@ -632,4 +611,4 @@ for f in usage nonroot host switch trace status config flows rawip linktype; do
 	diff -u "$GOLD/$f.out" "$W/out/$f.out" >$W/diff 2>&1
 	tap $? "golden $f.out: $(grep -c '^\$ ' "$W/out/$f.out") runs, every line as expected" $W/diff
 done
-done_tap
+tap_done

@@ -17,23 +17,13 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 TOP=$PWD
 H=${HPCC_PROBE:-$TOP/probe/hpcc-probe}
+. tests/lib/tap.sh
 
-n=0 passed=0 failed=0 skipped=0
 out="" rc=0
 
-tap() {	# tap OK(0/1) DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		case $2 in
-		*"# SKIP"*) skipped=$((skipped + 1)) ;;
-		*) passed=$((passed + 1)) ;;
-		esac
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-		printf '%s\n' "exit $rc; output:" "$out" | sed 's/^/#   /'
-	fi
+tap() {	# tap OK(0/1) DESCRIPTION: on failure, the last run's status and output
+	tap_result "$1" "$2"
+	[ "$1" -eq 0 ] || tap_diag "exit $rc; output:" "$out"
 }
 run() { out=$("$@" 2>&1); rc=$?; }
 has() { grep -Eq -- "$1" <<<"$out"; }
@@ -50,21 +40,10 @@ expect_err() {
 }
 # ok_if DESC COMMAND...: a check on $out (or anything) that must succeed
 ok_if() { local d=$1; shift; "$@"; tap $? "$d"; }
-done_tap() {
-	echo "1..$n"
-	[ "$skipped" -eq 0 ] || echo "# $skipped skipped"
-	echo "# $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (netns, tc, bpf)"
-	echo "# 0 passed, 0 failed"
-	exit 0
-fi
+[ "$(id -u)" -eq 0 ] || tap_skip_all "needs root (netns, tc, bpf)"
 if [ ! -x "$H" ]; then
-	make -s -C probe >/dev/null 2>&1 || { run make -C probe; tap 1 "build probe/hpcc-probe"; done_tap; }
+	make -s -C probe >/dev/null 2>&1 || { run make -C probe; tap 1 "build probe/hpcc-probe"; tap_done; }
 fi
 
 P=hpt$$
@@ -144,7 +123,7 @@ fi
 
 run setup
 tap $rc "netns topology s - r1 - r2 - d"
-[ "$rc" -eq 0 ] || done_tap
+[ "$rc" -eq 0 ] || tap_done
 
 # ----------------------------------------------------------------- host
 expect_ok "host attach hd0 (receiver)" env HPCC_PROBE_ROOT=$NOMOD "$H" -n $D host attach hd0
@@ -503,4 +482,4 @@ sed 's/^/# /' <<<"$out"
 out=$(tail -n1 <<<"$out")
 tap $rc "golden outputs (tests/probe/test_golden.sh, tests/probe/golden/)"
 
-done_tap
+tap_done
