@@ -29,8 +29,8 @@
 # hosts; the other CCs a drop-tail buffer (tcp_ecn=2, the default).
 set -u
 cd "$(dirname "$0")/.." || exit 1
-. ./selftests/lib.sh
-. ./selftests/topo.sh		# link(), qstat()
+. ./scripts/lib/netns.sh	# $IP, $TC, veth_link(), qstat(), wait_port()...
+. ./scripts/lib/module.sh	# load_module(), set_param(), hpcc_stat()...
 . ./demo/topo_dc.sh
 
 profile=demo

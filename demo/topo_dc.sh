@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # The demo's small datacenter, sourced by demo/scenarios.sh after
-# selftests/lib.sh and selftests/topo.sh (for $IP, $TC, link(), ns_del...):
+# scripts/lib/netns.sh (for $IP, $TC, veth_link(), ns_del...):
 #
 #   s1 10.0.1.1 --.                                 .-- d1 10.2.1.1
 #   s2 10.0.2.1 ---- r1 ==== r1r2/r2r1 ==== r2 ----+
@@ -32,14 +32,14 @@ dc_up() {
 		$IP -n $ns link set lo up
 	done
 	for i in 1 2 3; do
-		link s$i s${i}r1 10.0.$i.1/24 r1 r1s$i 10.0.$i.254/24 || return 1
+		veth_link s$i s${i}r1 10.0.$i.1/24 r1 r1s$i 10.0.$i.254/24 || return 1
 		$IP -n s$i route add default via 10.0.$i.254
 		$TC -n r1 qdisc add dev r1s$i root netem delay ${DC_DELAY_MS}ms limit 10000 ||
 			return 1
 	done
-	link r1 r1r2 10.1.0.1/24 r2 r2r1 10.1.0.2/24 || return 1
+	veth_link r1 r1r2 10.1.0.1/24 r2 r2r1 10.1.0.2/24 || return 1
 	for j in 1 2; do
-		link r2 r2d$j 10.2.$j.254/24 d$j d${j}r2 10.2.$j.1/24 || return 1
+		veth_link r2 r2d$j 10.2.$j.254/24 d$j d${j}r2 10.2.$j.1/24 || return 1
 		$IP -n d$j route add default via 10.2.$j.254
 		$TC -n r2 qdisc add dev r2d$j root handle 1: tbf rate ${DC_RATE_MBIT}mbit \
 			burst $DC_BURST limit $DC_BUF_BYTES || return 1

@@ -69,7 +69,8 @@ suite klog tests/klog/test_klog.sh
 suite deploy tests/deploy/test_setup.sh
 suite kernel-hook tests/deploy/test_kernel_hook.sh
 vm_files=(--include selftests --include bpf --include probe
-	--include tests/bpf/bpf_test:tests/bpf/bpf_test --include tests/lib:tests/lib)
+	--include tests/bpf/bpf_test:tests/bpf/bpf_test --include tests/lib:tests/lib
+	--include scripts/lib:scripts/lib)
 suite vm scripts/vm-run.sh --timeout 2400 --include tcp_hpcc.ko "${vm_files[@]}" \
 	-- ./selftests/run_tests.sh
 k612=$(make -s kver KSERIES=6.12 | sed -n 's/^KVER=\([^ ]*\) .*/\1/p')

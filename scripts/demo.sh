@@ -62,7 +62,7 @@ if ! make -s all >"$out/build.log" 2>&1; then
 fi
 make -s -C demo >>"$out/build.log" 2>&1 || { echo "demo: building demo/ failed"; tail -n 20 "$out/build.log"; exit 1; }
 
-includes=(--include selftests --include demo --include tests/lib:tests/lib)
+includes=(--include demo --include scripts/lib:scripts/lib)
 for p in tcp_hpcc.ko bpf probe; do
 	if [[ -e $p ]]; then includes+=(--include "$p"); fi
 done

@@ -23,6 +23,7 @@
 . "$(dirname "$0")/lib.sh"
 BOTTLENECK_MBIT=${BOTTLENECK_MBIT:-50}
 . "$HERE/stress_lib.sh"
+. "$HERE/topo.sh"
 
 [ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
 [ -x "$HERE/hpcc_stress" ] || tap_skip_all "no selftests/hpcc_stress (make -C selftests)"
@@ -37,19 +38,19 @@ cleanup() {
 		kill $p 2>/dev/null
 		wait $p 2>/dev/null
 	done
-	topo4_down
+	topo_down
 	rm -rf $tmp
 }
 trap cleanup EXIT
 # run_tests.sh's timeout: clean up too (pinned programs outlive us)
 trap 'exit 143' TERM INT
 mkdir -p $tmp
-topo4_up || { echo "# topology setup failed"; exit 1; }
+topo_up || { echo "# topology setup failed"; exit 1; }
 # a shorter buffer than topo.sh's: loss-based phases fill it, and the
 # probe timeout grows with the RTT
 $TC -n $R2 qdisc change dev r2h2 root tbf rate ${BOTTLENECK_MBIT}mbit \
 	burst $BOTTLENECK_BURST limit 64k
-check "telemetry on: hosts reflect and deliver, both routers stamp" topo4_telemetry_up
+check "telemetry on: hosts reflect and deliver, both routers stamp" topo_telemetry_up
 
 $IP netns exec $H2 "$HERE/hpcc_stress" sink 7400 -t $(scaled 120) >$tmp/sink 2>$tmp/sink.err &
 sink=$!

@@ -5,34 +5,45 @@
 # goodput on a tbf bottleneck (cubic logged beside), and a receiver without
 # the reflector.
 . "$(dirname "$0")/lib.sh"
+. "$HERE/stress_lib.sh"
 . "$HERE/topo.sh"
 
 [ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
 module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
-trap '$IP netns pids h2 2>/dev/null | xargs -r kill; topo_down' EXIT
-topo_up
-check "hpcc-probe attaches hosts and routers" telemetry_up
+topo_names l$$
+trap '$IP netns pids $H2 2>/dev/null | xargs -r kill; topo_down' EXIT
+# run_tests.sh's timeout: clean up too (pinned programs outlive us)
+trap 'exit 143' TERM INT
+topo_up || { echo "# topology setup failed"; exit 1; }
+check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 # trace's probes belong to a connection: a listener for them
-$IP netns exec h2 iperf3 -s -D -p 5200
-wait_port h2 5200
+$IP netns exec $H2 iperf3 -s -D -p 5200
+wait_port $H2 5200
 
 # --- trace: two hops, in order, with the routers' ids and ports
-out=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5200 2>&1)
+out=$($IP netns exec $H1 ./probe/hpcc-probe trace 10.1.3.1:5200 2>&1)
 echo "$out" | sed 's/^/# /'
-r1port=$($IP -n r1 -o link show r1r2 | cut -d: -f1)
-r2port=$($IP -n r2 -o link show r2h2 | cut -d: -f1)
+r1port=$($IP -n $R1 -o link show r1r2 | cut -d: -f1)
+r2port=$($IP -n $R2 -o link show r2h2 | cut -d: -f1)
 hops=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3 }' | tr '\n' ' ')
 check "trace: 2 hops, switch 1 port $r1port then switch 2 port $r2port" \
 	test "$hops" = "1 1 $r1port 2 2 $r2port "
 
 # --- stamped bytes agree with tc -s qdisc (idle port: exactly)
-$IP netns exec h2 iperf3 -s -D -1 -p 5201
-wait_port h2 5201
-$IP netns exec h1 iperf3 -c 10.1.3.1 -p 5201 -t 2 -C cubic >/dev/null
-sleep 0.5
-out=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5200 2>&1)
-tc_bytes=$(qstat r2 r2h2 bytes)
-tc_backlog=$(qstat r2 r2h2 backlog)
+$IP netns exec $H2 iperf3 -s -D -1 -p 5201
+wait_port $H2 5201
+$IP netns exec $H1 iperf3 -c 10.1.3.1 -p 5201 -t 2 -C cubic >/dev/null
+# port_quiet NS DEV: an empty queue, and nothing sent for 0.1 s
+port_quiet() {
+	local b0
+	b0=$(qstat "$1" "$2" bytes)
+	sleep 0.1
+	[ "$(qstat "$1" "$2" backlog)" = 0 ] && [ "$(qstat "$1" "$2" bytes)" = "$b0" ]
+}
+poll 5 port_quiet $R2 r2h2 || echo "# r2h2 still busy after the cubic flow"
+out=$($IP netns exec $H1 ./probe/hpcc-probe trace 10.1.3.1:5200 2>&1)
+tc_bytes=$(qstat $R2 r2h2 bytes)
+tc_backlog=$(qstat $R2 r2h2 backlog)
 # table: hop switch_id port capacity(2 words) queue_bytes tx_bytes delta
 st_bytes=$(echo "$out" | awk '$1 == 2 { print $7 }')
 st_q=$(echo "$out" | awk '$1 == 2 { print $6 }')
@@ -48,26 +59,26 @@ check "idle port: stamped qlen == tc backlog == 0" \
 # --- under load: the stamped queue is the port's backlog. UDP at 5 times
 # a 10 Mbit/s tbf holds its 600k queue standing: it takes 0.5 s to drain,
 # longer than a sender under a loaded emulator stalls.
-$TC -n r2 qdisc change dev r2h2 root tbf rate 10mbit burst 15k limit 600k
-$IP netns exec h2 iperf3 -s -D -1 -p 5202
-wait_port h2 5202
-$IP netns exec h1 iperf3 -c 10.1.3.1 -p 5202 -t 120 -u -b 50M -l 1400 >/dev/null &
+$TC -n $R2 qdisc change dev r2h2 root tbf rate 10mbit burst 15k limit 600k
+$IP netns exec $H2 iperf3 -s -D -1 -p 5202
+wait_port $H2 5202
+$IP netns exec $H1 iperf3 -c 10.1.3.1 -p 5202 -t 120 -u -b 50M -l 1400 >/dev/null &
 udp=$!
 for i in $(seq 100); do
-	[ "$(qstat r2 r2h2 backlog)" -ge 300000 ] 2>/dev/null && break
+	[ "$(qstat $R2 r2h2 backlog)" -ge 300000 ] 2>/dev/null && break
 	sleep 0.1
 done
 qs=""
 for i in 1 2 3 4 5 6 7 8; do
-	b1=$(qstat r2 r2h2 backlog)
-	q=$($IP netns exec h1 ./probe/hpcc-probe trace 10.1.3.1:5200 --timeout 3 2>&1 |
+	b1=$(qstat $R2 r2h2 backlog)
+	q=$($IP netns exec $H1 ./probe/hpcc-probe trace 10.1.3.1:5200 --timeout 3 2>&1 |
 		awk '$1 == 2 { print $6 }')
-	b2=$(qstat r2 r2h2 backlog)
+	b2=$(qstat $R2 r2h2 backlog)
 	qs="$qs $b1:$q:$b2"
 done
 kill -INT $udp 2>/dev/null	# iperf3 ends the test with its server
 wait $udp
-$TC -n r2 qdisc change dev r2h2 root tbf rate ${BOTTLENECK_MBIT}mbit \
+$TC -n $R2 qdisc change dev r2h2 root tbf rate ${BOTTLENECK_MBIT}mbit \
 	burst $BOTTLENECK_BURST limit 600k
 echo "# loaded bottleneck backlog before:stamped:after $qs"
 # The stamps see the standing queue and never more than the qdisc can
@@ -82,22 +93,24 @@ check "loaded port: stamps see the standing queue, none above the qdisc limit" \
 		END { exit !(n >= 3 && seen >= 3 && !bad) }'"
 
 # --- one long flow: hpcc against cubic on the same path
-rtt=$($IP netns exec h1 ping -c 5 -i 0.2 -q 10.1.3.1 | sed -n 's|.*= \([0-9.]*\)/.*|\1|p')
+rtt=$($IP netns exec $H1 ping -c 5 -i 0.2 -q 10.1.3.1 | sed -n 's|.*= \([0-9.]*\)/.*|\1|p')
 bdp=$(awk -v r="$rtt" -v b=$BOTTLENECK_MBIT 'BEGIN { printf "%d", b * 1e6 / 8 * r / 1e3 }')
 echo "# base RTT ${rtt} ms, BDP $bdp bytes at $BOTTLENECK_MBIT Mbit/s"
 
 # run CC PORT: goodput Mbit/s and time-averaged backlog of a 8 s flow
 run() {
-	$IP netns exec h2 iperf3 -s -D -1 -p "$2"
-	wait_port h2 "$2"
-	$IP netns exec h1 iperf3 -c 10.1.3.1 -p "$2" -t 8 -C "$1" -f m \
+	$IP netns exec $H2 iperf3 -s -D -1 -p "$2"
+	wait_port $H2 "$2"
+	$IP netns exec $H1 iperf3 -c 10.1.3.1 -p "$2" -t 8 -C "$1" -f m \
 		>/tmp/iperf.$1 &
+	# the workload: the flow's first 1.5 s go unsampled, then 50 samples
+	# 0.1 s apart
 	sleep 1.5
 	: >/tmp/backlog.$1
 	: >/tmp/flows.$1
 	for i in $(seq 50); do
-		qstat r2 r2h2 backlog >>/tmp/backlog.$1
-		[ $((i % 5)) = 0 ] && $IP netns exec h1 cat /proc/net/tcp_hpcc |
+		qstat $R2 r2h2 backlog >>/tmp/backlog.$1
+		[ $((i % 5)) = 0 ] && $IP netns exec $H1 cat /proc/net/tcp_hpcc |
 			awk -v p="$2" '$2 ~ ":" p "$"' >>/tmp/flows.$1
 		sleep 0.1
 	done
@@ -143,12 +156,12 @@ check "the law's pacing rate never above the bottleneck's B" \
 	/tmp/flows.hpcc
 
 # --- a receiver without the reflector: intact stream, sender falls back
-./probe/hpcc-probe -n h2 host detach h2r2
+./probe/hpcc-probe -n $H2 host detach h2r2
 dd if=/dev/urandom of=/tmp/src bs=1M count=16 status=none
 lost0=$(hpcc_stat ProbesLost)
-$IP netns exec h2 ./selftests/hpcc_xfer recv 5300 /tmp/dst &
-wait_port h2 5300
-out=$($IP netns exec h1 ./selftests/hpcc_xfer send 10.1.3.1 5300 /tmp/src hpcc)
+$IP netns exec $H2 ./selftests/hpcc_xfer recv 5300 /tmp/dst &
+wait_port $H2 5300
+out=$($IP netns exec $H1 ./selftests/hpcc_xfer send 10.1.3.1 5300 /tmp/src hpcc)
 wait
 echo "# $out"
 check "no reflector: receiver's sha256 matches" \
