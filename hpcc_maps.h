@@ -59,6 +59,12 @@ struct hpcc_reflect_tb {
 #define HPCC_PORT_F_PORT_ID	0x0001	/* port_id is set, else the ifindex */
 #define HPCC_PORT_F_DSCP	0x0002	/* probe_dscp/resp_dscp are set */
 #define HPCC_PORT_F_RAW_IP	0x0004	/* as HPCC_CFG_F_RAW_IP */
+#define HPCC_PORT_F_EDGE	0x0008	/* the port faces outside the domain:
+					 * probes and responses crossing it
+					 * lose their records, probes coming
+					 * in are dropped (hpcc_edge_in on
+					 * its ingress), nothing is stamped
+					 */
 
 struct hpcc_port_cfg {
 	__u32 switch_id;
@@ -152,6 +158,11 @@ enum hpcc_counter {
 					 * timewait socket: no connection
 					 */
 	HPCC_CNT_REFLECT_LIMITED,	/* over the reflection rate */
+	/* switch: edge ports (HPCC_PORT_F_EDGE). Appended. */
+	HPCC_CNT_EDGE_STRIPPED,		/* a probe or response crossing the
+					 * edge: its records removed
+					 */
+	HPCC_CNT_EDGE_PROBE_DROPPED,	/* a probe from outside: dropped */
 	HPCC_CNT_MAX
 };
 
@@ -189,6 +200,8 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	case HPCC_CNT_REFLECT_NO_SOCKET: return "reflect_no_socket";
 	case HPCC_CNT_REFLECT_NO_CONN:	return "reflect_no_conn";
 	case HPCC_CNT_REFLECT_LIMITED:	return "reflect_limited";
+	case HPCC_CNT_EDGE_STRIPPED:	return "edge_stripped";
+	case HPCC_CNT_EDGE_PROBE_DROPPED: return "edge_probe_dropped";
 	}
 	return "?";
 }

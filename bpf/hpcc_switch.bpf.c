@@ -24,6 +24,14 @@
  *
  * The tracepoints are global; they only publish for devices that have a
  * hpcc_port_cfg entry (and, if set, the entry's network namespace).
+ *
+ * Edge ports (HPCC_PORT_F_EDGE) face outside the telemetry domain: what
+ * leaves through one carries no records (a probe or response has them
+ * removed instead of stamped), and SEC("tc") hpcc_edge_in on its ingress
+ * drops the probes coming in and removes the records of the responses
+ * coming in. So nothing stamped inside leaves, an outside probe is
+ * neither stamped inside nor answered, and no sender inside acts on
+ * records from outside.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -66,8 +74,19 @@ struct {
 	__type(value, __u64);
 } hpcc_pcpu_probe SEC(".maps");
 
+/* Scratch copy of a payload whose records an edge port removes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hpcc_probe);
+} hpcc_strip_buf SEC(".maps");
+
 /* Zero template to create a hpcc_qsnap entry (too big for the stack). */
 static const struct hpcc_qsnap_dev hpcc_qsnap_zero;
+
+/* What an edge port leaves of the records: zeros. */
+static const struct hpcc_hop hpcc_no_hops[HPCC_MAX_HOPS];
 
 /* Per-CPU area offsets (__per_cpu_offset[]), found once. */
 __u64 hpcc_pcpu_off[HPCC_MAX_CPUS];
@@ -247,7 +266,7 @@ hpcc_watched(struct net_device *dev, __u32 *ifindex)
 		return NULL;
 	*ifindex = BPF_CORE_READ(dev, ifindex);
 	cfg = bpf_map_lookup_elem(&hpcc_port_cfg, ifindex);
-	if (!cfg)
+	if (!cfg || (cfg->flags & HPCC_PORT_F_EDGE))	/* stamps nothing */
 		return NULL;
 	if (cfg->netns_cookie &&
 	    cfg->netns_cookie != BPF_CORE_READ(dev, nd_net.net, net_cookie)) {
@@ -429,56 +448,164 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 	return 0;
 }
 
-SEC("tc")
-int hpcc_switch(struct __sk_buff *skb)
+/* Edge: remove every record of candidate @p, which is valid: nhops 0,
+ * the whole room zeroed (an outside sender may have written past nhops),
+ * HPCC_F_OVERFLOW cleared (that the path inside was longer than the room
+ * is inside state too). The TCP checksum follows by the difference of
+ * the old payload and the new header, as zero records add nothing to a
+ * one's complement sum; a wrong sum stays exactly as wrong.
+ */
+static __always_inline int hpcc_strip(struct __sk_buff *skb,
+				      const struct hpcc_pkt *p)
 {
-	struct hpcc_port_cfg *cfg = NULL;
+	struct hpcc_probe *old;
+	struct hpcc_hdr nh;
+	__u32 zero = 0;
+	__s64 diff;
+
+	old = bpf_map_lookup_elem(&hpcc_strip_buf, &zero);
+	if (!old || bpf_skb_load_bytes(skb, p->pay_off, old, sizeof(*old)))
+		return -1;
+	nh = old->hdr;
+	nh.flags &= ~HPCC_F_OVERFLOW;
+	nh.nhops = 0;
+	diff = bpf_csum_diff((__be32 *)old, sizeof(*old), (__be32 *)&nh,
+			     sizeof(nh), 0);
+	if (diff < 0 ||
+	    bpf_skb_store_bytes(skb, p->pay_off, &nh, sizeof(nh), 0) ||
+	    bpf_skb_store_bytes(skb, p->pay_off + sizeof(nh), hpcc_no_hops,
+				sizeof(hpcc_no_hops), 0) ||
+	    bpf_l4_csum_replace(skb, p->l4_off + HPCC_TCP_CSUM_OFF, 0,
+				(__u32)diff, 0))
+		return -1;
+	return 0;
+}
+
+/* Edge port: the records of a probe or response crossing it go; if that
+ * fails it does not cross.
+ */
+static __always_inline int hpcc_edge_strip(struct __sk_buff *skb,
+					   const struct hpcc_pkt *p)
+{
+	if (hpcc_strip(skb, p)) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
+		return TC_ACT_SHOT;
+	}
+	hpcc_count(&hpcc_counters, HPCC_CNT_EDGE_STRIPPED);
+	return TC_ACT_OK;
+}
+
+/* What @skb on port skb->ifindex is: -1 for no candidate (the fast path,
+ * not counted), else its class, with its headers in @p and @h, the port's
+ * config in @cfg (NULL if none) and a failure's counter in @reason. The
+ * port config is a hash lookup: only taken when the packet alone does not
+ * tell its link layer, or for a candidate.
+ */
+static __always_inline int hpcc_port_classify(struct __sk_buff *skb,
+					      struct hpcc_pkt *p,
+					      struct hpcc_hdr *h,
+					      struct hpcc_port_cfg **cfg,
+					      __u32 *reason)
+{
+	__u32 ifindex = skb->ifindex;
 	struct hpcc_dscps dscp;
-	struct hpcc_pkt p = {};
-	struct hpcc_hdr h;
-	__u32 ifindex = skb->ifindex, reason = 0;
 	enum hpcc_link link;
 	bool have_cfg = false;
 
-	/* Fast path: anything but a TCP segment without flags. The port
-	 * config is a hash lookup: only taken when the packet alone does
-	 * not tell its link layer, or for a candidate.
-	 */
+	*cfg = NULL;
 	link = hpcc_link_of(skb);
 	if (link == HPCC_LINK_NONE)
-		return TC_ACT_OK;
+		return -1;
 	if (link == HPCC_LINK_EITHER) {
-		cfg = bpf_map_lookup_elem(&hpcc_port_cfg, &ifindex);
+		*cfg = bpf_map_lookup_elem(&hpcc_port_cfg, &ifindex);
 		have_cfg = true;
-		link = cfg && (cfg->flags & HPCC_PORT_F_RAW_IP) ?
+		link = *cfg && ((*cfg)->flags & HPCC_PORT_F_RAW_IP) ?
 		       HPCC_LINK_RAW_IP : HPCC_LINK_ETH;
 	}
-	if (hpcc_parse(skb, &p, link == HPCC_LINK_RAW_IP))
-		return TC_ACT_OK;
-
+	if (hpcc_parse(skb, p, link == HPCC_LINK_RAW_IP))
+		return -1;
 	if (!have_cfg)
-		cfg = bpf_map_lookup_elem(&hpcc_port_cfg, &ifindex);
-	dscp = hpcc_dscps(cfg && (cfg->flags & HPCC_PORT_F_DSCP) ?
-			  &cfg->probe_dscp : NULL);
+		*cfg = bpf_map_lookup_elem(&hpcc_port_cfg, &ifindex);
+	dscp = hpcc_dscps(*cfg && ((*cfg)->flags & HPCC_PORT_F_DSCP) ?
+			  &(*cfg)->probe_dscp : NULL);
+	return hpcc_classify(skb, p, dscp.probe, dscp.resp, h, reason);
+}
 
-	switch (hpcc_classify(skb, &p, dscp.probe, dscp.resp, &h, &reason)) {
+SEC("tc")
+int hpcc_switch(struct __sk_buff *skb)
+{
+	struct hpcc_port_cfg *cfg;
+	struct hpcc_pkt p = {};
+	struct hpcc_hdr h;
+	__u32 reason = 0;
+	int cls;
+
+	/* Fast path: anything but a TCP segment without flags. */
+	cls = hpcc_port_classify(skb, &p, &h, &cfg, &reason);
+	switch (cls) {
+	case -1:
+		return TC_ACT_OK;
 	case HPCC_PKT_OTHER:
 		hpcc_count(&hpcc_counters, HPCC_CNT_OTHER);
 		return TC_ACT_OK;
 	case HPCC_PKT_MALFORMED:
 		hpcc_count(&hpcc_counters, reason);
 		return TC_ACT_OK;
-	case HPCC_PKT_RESPONSE:
+	default:
+		break;
+	}
+	/* Leaving the domain: records removed, nothing stamped. */
+	if (cfg && (cfg->flags & HPCC_PORT_F_EDGE))
+		return hpcc_edge_strip(skb, &p);
+	if (cls == HPCC_PKT_RESPONSE) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_RESPONSE);
 		return TC_ACT_OK;
-	case HPCC_PKT_PROBE:
-		break;
 	}
 	if (!cfg) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_NO_CONFIG);
 		return TC_ACT_OK;
 	}
-	if (hpcc_stamp(skb, &p, &h, cfg, ifindex))
+	if (hpcc_stamp(skb, &p, &h, cfg, skb->ifindex))
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 	return TC_ACT_OK;
+}
+
+/* An edge port's ingress: what comes in from outside the domain. A probe
+ * is dropped: stamped inside and answered it would carry inside state
+ * back out, and the domain cannot tell it from its own probes further
+ * on. A response loses its records: they describe a path that is only
+ * partly the domain's (an edge egress removed the inside ones), and no
+ * sender inside should act on records from outside. The rest passes,
+ * malformed candidates counted as on egress.
+ */
+SEC("tc")
+int hpcc_edge_in(struct __sk_buff *skb)
+{
+	struct hpcc_port_cfg *cfg;
+	struct hpcc_pkt p = {};
+	struct hpcc_hdr h;
+	__u32 reason = 0;
+	int cls;
+
+	cls = hpcc_port_classify(skb, &p, &h, &cfg, &reason);
+	switch (cls) {
+	case -1:
+		return TC_ACT_OK;
+	case HPCC_PKT_OTHER:
+		hpcc_count(&hpcc_counters, HPCC_CNT_OTHER);
+		return TC_ACT_OK;
+	case HPCC_PKT_MALFORMED:
+		hpcc_count(&hpcc_counters, reason);
+		return TC_ACT_OK;
+	default:
+		break;
+	}
+	/* Attached to edge ports only, so it is one, whatever its config
+	 * says now: it fails closed.
+	 */
+	if (cls == HPCC_PKT_PROBE) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_EDGE_PROBE_DROPPED);
+		return TC_ACT_SHOT;
+	}
+	return hpcc_edge_strip(skb, &p);
 }

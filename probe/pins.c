@@ -301,6 +301,8 @@ int sw_open(const char *dir, struct sw *s)
 	s->cfg = pinned_fd(dir, PIN_CFG_PORT);
 	s->qsnap = pinned_fd(dir, PIN_QSNAP);
 	s->prog_id = prog_id_of(s->prog);
+	s->edge_prog = pinned_fd(dir, PIN_EDGE_PROG);
+	s->edge_prog_id = s->edge_prog >= 0 ? prog_id_of(s->edge_prog) : 0;
 	if (s->prog < 0 || s->cfg < 0 || s->qsnap < 0 || !s->prog_id)
 		return -1;
 	return 0;
@@ -315,6 +317,8 @@ void sw_close(struct sw *s)
 		close(s->cfg);
 	if (s->qsnap >= 0)
 		close(s->qsnap);
+	if (s->edge_prog >= 0)
+		close(s->edge_prog);
 	*s = (struct sw)SW_CLOSED;
 }
 

@@ -47,6 +47,7 @@
 /* Pin names inside an instance directory. */
 #define PIN_HOST_PROG	"hpcc_host"
 #define PIN_SW_PROG	"hpcc_switch"
+#define PIN_EDGE_PROG	"hpcc_edge_in"	/* edge ports' ingress */
 #define PIN_CFG_HOST	"hpcc_host_cfg"
 #define PIN_CFG_PORT	"hpcc_port_cfg"
 #define PIN_QSNAP	"hpcc_qsnap"
@@ -178,9 +179,11 @@ const char *switch_dir(char *buf, size_t len);
 struct sw {
 	int prog, cfg, qsnap;
 	__u32 prog_id;
+	int edge_prog;		/* -1: an instance older than edge mode */
+	__u32 edge_prog_id;
 };
 
-#define SW_CLOSED	{ .prog = -1, .cfg = -1, .qsnap = -1 }
+#define SW_CLOSED	{ .prog = -1, .cfg = -1, .qsnap = -1, .edge_prog = -1 }
 int sw_open(const char *dir, struct sw *s);
 void sw_close(struct sw *s);
 

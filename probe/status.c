@@ -272,21 +272,29 @@ static void show_qsnap(const struct sw *s, __u32 ifindex, const char *qkind)
 static void show_port(const struct sw *s, __u32 ifindex,
 		      const struct hpcc_port_cfg *cfg, bool in_ns)
 {
-	char name[IF_NAMESIZE] = "", qkind[64] = "?";
+	char name[IF_NAMESIZE] = "", qkind[64] = "?", edge[128] = "";
 	bool have = in_ns && if_indextoname(ifindex, name);
-	__u32 cur = 0;
+	__u32 cur = 0, icur = 0;
 
 	if (have) {
 		cur = tc_prog_id(ifindex, BPF_TC_EGRESS);
+		icur = tc_prog_id(ifindex, BPF_TC_INGRESS);
 		nl_root_qdisc(ifindex, qkind, sizeof(qkind));
 	}
-	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u Mbit/s, probe_dscp %u, response_dscp %u, %sroot qdisc %s, tc egress %s\n",
+	/* An edge port: its ingress program too, before the egress state
+	 * that ends the line.
+	 */
+	if (cfg->flags & HPCC_PORT_F_EDGE)
+		snprintf(edge, sizeof(edge), "edge (tc ingress %s), ",
+			 port_state(in_ns, have, icur, s->edge_prog_id));
+	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u Mbit/s, probe_dscp %u, response_dscp %u, %s%sroot qdisc %s, tc egress %s\n",
 	       have ? name : "?", ifindex, cfg->switch_id,
 	       cfg->flags & HPCC_PORT_F_PORT_ID ? cfg->port_id : ifindex,
-	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp,
+	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp, edge,
 	       cfg->flags & HPCC_PORT_F_RAW_IP ? "raw IP, " : "", qkind,
 	       port_state(in_ns, have, cur, s->prog_id));
-	show_qsnap(s, ifindex, qkind);
+	if (!(cfg->flags & HPCC_PORT_F_EDGE))
+		show_qsnap(s, ifindex, qkind);
 }
 
 static void show_switch(const char *dir, const char *label, bool in_ns)

@@ -81,6 +81,7 @@ bad:
 const char *switch_usage =
 	"Usage: " PROG " [-n NETNS] switch attach DEV --rate RATE [--switch-id N] [--port-id N]\n"
 	"                  [--probe-dscp N] [--response-dscp N]\n"
+	"       " PROG " [-n NETNS] switch attach DEV --edge [--rate RATE] ...\n"
 	"       " PROG " [-n NETNS] switch detach DEV | --all\n"
 	"\n"
 	"Stamp HPCC probes leaving DEV (tc egress) with DEV's queue state.\n"
@@ -89,6 +90,10 @@ const char *switch_usage =
 	"join it.\n"
 	"  --rate RATE      link capacity, tc syntax: 100mbit, 10gbit, 1.5gbit,\n"
 	"                   400000kbit; a bare number is bit/s; >= 1mbit\n"
+	"  --edge           DEV faces outside the telemetry domain: nothing is\n"
+	"                   stamped, probes and responses leaving or coming in\n"
+	"                   lose their records, probes coming in are dropped\n"
+	"                   (hpcc_edge_in on DEV's tc ingress); no --rate needed\n"
 	"  --switch-id N    default: the instance's existing ports' id, else\n"
 	"                   the namespace's lowest non-loopback IPv4 address\n"
 	"                   as a 32-bit number, else a hash of the hostname\n"
@@ -115,6 +120,9 @@ static int sw_prune(struct sw *s)
 
 		if (!gone && tc_prog_id(keys[i], BPF_TC_EGRESS) == s->prog_id)
 			continue;
+		if (!gone && s->edge_prog_id)
+			tc_detach(name, keys[i], BPF_TC_INGRESS,
+				  s->edge_prog_id);
 		bpf_map_delete_elem(s->cfg, &keys[i]);
 		bpf_map_delete_elem(s->qsnap, &keys[i]);
 		warnmsg("dropped the config of port %s (ifindex %u): %s",
@@ -186,7 +194,7 @@ static __u32 default_switch_id(char *how, size_t len)
 struct sw_opts {
 	const char *dev, *rate;
 	__u32 rate_mbps, sid, pid;
-	bool have_sid, have_pid;
+	bool have_sid, have_pid, edge;
 	int probe, resp;
 };
 
@@ -210,6 +218,7 @@ static int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		{ "port-id", required_argument, NULL, 'P' },
 		{ "probe-dscp", required_argument, NULL, 'p' },
 		{ "response-dscp", required_argument, NULL, 'r' },
+		{ "edge", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -237,6 +246,9 @@ static int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		case 'r':
 			o->resp = parse_dscp("--response-dscp", optarg);
 			break;
+		case 'E':
+			o->edge = true;
+			break;
 		case 'h':
 			fputs(switch_usage, stdout);
 			return 1;
@@ -248,9 +260,11 @@ static int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		usage_err("switch ", "switch attach takes one device");
 	o->dev = argv[optind];
 	check_ifname("switch ", o->dev);
-	if (!o->rate)
+	/* An edge port stamps nothing: its capacity is not needed. */
+	if (!o->rate && !o->edge)
 		usage_err("switch ", "switch attach needs --rate RATE (the link capacity, e.g. 10gbit)");
-	o->rate_mbps = parse_rate(o->rate);
+	if (o->rate)
+		o->rate_mbps = parse_rate(o->rate);
 	return 0;
 }
 
@@ -322,6 +336,7 @@ static int sw_pin_links(struct hpcc_switch *skel, const char *dir)
  */
 static int sw_create(const char *dir, struct sw *s)
 {
+	char path[PATH_MAX];
 	struct hpcc_switch *skel;
 	int err;
 
@@ -347,6 +362,10 @@ static int sw_create(const char *dir, struct sw *s)
 		err = pin_objects(dir, skel->progs.hpcc_switch, PIN_SW_PROG,
 				  maps, ARRAY_SIZE(maps));
 	}
+	if (!err)
+		err = bpf_program__pin(skel->progs.hpcc_edge_in,
+				       pin_path(dir, PIN_EDGE_PROG, path,
+						sizeof(path)));
 	if (err) {
 		errmsg("cannot set up hpcc_switch under %s: %s", dir,
 		       strerror(-err));
@@ -367,6 +386,29 @@ err_unpin:
 	return -1;
 }
 
+/* Can @o's port be an edge port of instance @s? 0, or -1 when not (said
+ * why): the instance must have hpcc_edge_in, and DEV's ingress must be
+ * free at our handle (an hpcc_host there would answer probes from
+ * outside before they could be dropped).
+ */
+static int sw_edge_check(const struct sw *s, const struct sw_opts *o,
+			 int ifindex)
+{
+	__u32 cur;
+
+	if (s->edge_prog < 0 || !s->edge_prog_id) {
+		errmsg("this namespace's hpcc_switch instance predates edge ports (no " PIN_EDGE_PROG " pinned): detach it (" PROG " switch detach --all) and attach its ports again");
+		return -1;
+	}
+	cur = tc_prog_id(ifindex, BPF_TC_INGRESS);
+	if (cur) {
+		errmsg("%s ingress already has a filter at handle 0x%x priority %d (prog id %u; hpcc_host?): an edge port cannot also be a host device",
+		       o->dev, TC_HANDLE, TC_PRIO, cur);
+		return -1;
+	}
+	return 0;
+}
+
 /* The port's config as given (@o) or defaulted. */
 static void sw_port_cfg(const struct sw_opts *o, bool raw_ip,
 			struct hpcc_port_cfg *cfg)
@@ -379,7 +421,8 @@ static void sw_port_cfg(const struct sw_opts *o, bool raw_ip,
 	cfg->resp_dscp = o->resp;
 	cfg->flags = HPCC_PORT_F_DSCP |
 		     (o->have_pid ? HPCC_PORT_F_PORT_ID : 0) |
-		     (raw_ip ? HPCC_PORT_F_RAW_IP : 0);
+		     (raw_ip ? HPCC_PORT_F_RAW_IP : 0) |
+		     (o->edge ? HPCC_PORT_F_EDGE : 0);
 	cfg->netns_cookie = netns_cookie();
 }
 
@@ -387,13 +430,19 @@ static void sw_port_cfg(const struct sw_opts *o, bool raw_ip,
 static void sw_attach_report(const struct sw_opts *o, int ifindex,
 			     const char *how, bool raw_ip, bool fresh)
 {
+	static const char edge[] =
+		", edge port (records stripped both ways, probes from outside dropped)";
 	char qkind[64];
 
-	printf("switch: hpcc_switch attached to %s egress: switch_id %u (%s), port_id %u, rate %u Mbit/s, probe_dscp %d, response_dscp %d%s%s\n",
-	       o->dev, o->sid, how, o->have_pid ? o->pid : (__u32)ifindex,
+	printf("switch: hpcc_switch attached to %s egress%s: switch_id %u (%s), port_id %u, rate %u Mbit/s, probe_dscp %d, response_dscp %d%s%s%s\n",
+	       o->dev, o->edge ? " and hpcc_edge_in to its ingress" : "",
+	       o->sid, how, o->have_pid ? o->pid : (__u32)ifindex,
 	       o->rate_mbps, o->probe, o->resp,
+	       o->edge ? edge : "",
 	       raw_ip ? ", raw IP device" : "",
 	       fresh ? "" : " (joined the namespace's instance)");
+	if (o->edge)
+		return;		/* it measures nothing */
 	if (!nl_root_qdisc(ifindex, qkind, sizeof(qkind)) &&
 	    !strcmp(qkind, "noqueue"))
 		warnmsg("%s has no queue (root qdisc noqueue): there is no backlog to measure and hops will report queue 0 and tx_bytes 0; add a qdisc, e.g. 'tc qdisc replace dev %s root fq_codel' or one shaped to the rate ('... root tbf rate %s burst 64kb latency 50ms')",
@@ -442,16 +491,32 @@ int cmd_switch_attach(int argc, char **argv)
 		       o.dev, TC_HANDLE, TC_PRIO);
 		goto err_port;
 	}
+	if (o.edge && sw_edge_check(&s, &o, ifindex))
+		goto err_port;
+	/* An edge port's ingress first: its egress strips nothing until
+	 * both are there.
+	 */
+	if (o.edge) {
+		err = tc_attach(ifindex, BPF_TC_INGRESS, s.edge_prog);
+		if (err) {
+			errmsg("cannot attach hpcc_edge_in to %s ingress: %s",
+			       o.dev, strerror(-err));
+			goto err_clsact;
+		}
+	}
 	err = tc_attach(ifindex, BPF_TC_EGRESS, s.prog);
 	if (err) {
 		errmsg("cannot attach hpcc_switch to %s egress: %s", o.dev,
 		       strerror(-err));
-		goto err_clsact;
+		goto err_ingress;
 	}
 	sw_close(&s);
 	sw_attach_report(&o, ifindex, how, raw_ip, fresh);
 	return 0;
 
+err_ingress:
+	if (o.edge)
+		tc_detach(o.dev, ifindex, BPF_TC_INGRESS, s.edge_prog_id);
 err_clsact:
 	tc_clsact_gc(ifindex);
 err_port:
@@ -470,6 +535,9 @@ static void sw_detach_port(struct sw *s, int ifindex)
 	__u32 key = ifindex;
 
 	if (if_indextoname(ifindex, name)) {
+		if (s->edge_prog_id)
+			tc_detach(name, ifindex, BPF_TC_INGRESS,
+				  s->edge_prog_id);
 		if (!tc_detach(name, ifindex, BPF_TC_EGRESS, s->prog_id))
 			warnmsg("no hpcc_switch filter left on %s egress", name);
 	}

@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpf_fuzz - hostile packets through hpcc_host and hpcc_switch's tc
- * program (BPF_PROG_TEST_RUN), each judged against a model of the wire
+ * programs (BPF_PROG_TEST_RUN), each judged against a model of the wire
  * rules written here from Documentation/tcp_hpcc.rst, not from the BPF
  * code: valid probes and responses, the same mutated (truncated at every
  * length, bits flipped, bad versions, flags, hop counts, room, DSCPs,
  * checksums, IP and TCP options, IPv6, VLAN tags, raw IP frames) and
  * random bytes. For every packet and program it asserts the verdict, the
  * bytes that come out (untouched unless a valid probe was reflected or
- * stamped, and then exactly that) and which counter moved; then that
- * every reason was met. Prints TAP and the counts.
+ * stamped, or records stripped, and then exactly that) and which counter
+ * moved; then that every reason was met. Prints TAP and the counts.
  *
  *   bpf_fuzz [--seed N] [--count N]    (root; defaults: seed 1, 10^6)
+ *
+ * A third of the packets meet the switch's port configured as an edge
+ * (HPCC_PORT_F_EDGE): there valid candidates lose their records instead
+ * of being stamped; every packet also goes through hpcc_edge_in, an edge
+ * port's ingress, which drops valid probes and strips valid responses.
  *
  * The packets of one seed are always the same. Runs in a network
  * namespace of its own, with one IPv4 and one IPv6 connection (CONN4,
@@ -20,7 +25,8 @@
  * are refused. No socket matches a valid response, so each ends at the
  * socket lookup (no_socket). The reflection limit is off. Each packet is
  * a run of its own: a repeated run would reuse the skb, which the programs
- * change; 10^6 packets through both programs take about 20 s on 2 cores.
+ * change; 10^6 packets through the three programs took 60 s on 2 cores
+ * beside two VMs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -99,6 +105,7 @@ static void rnd_bytes(void *p, uint32_t n)
 struct fcfg {
 	bool raw_ip;		/* the device's config says raw IP */
 	uint8_t pd, rd;		/* probe and response DSCP */
+	bool edge;		/* the switch port is an edge port */
 };
 
 enum act {
@@ -108,6 +115,7 @@ enum act {
 	ACT_REFLECT,		/* host: turned around, TC_ACT_REDIRECT */
 	ACT_STAMP,		/* switch: one hop added */
 	ACT_OVERFLOW,		/* switch: room full, overflow flag */
+	ACT_STRIP,		/* edge: records removed */
 };
 
 /* Where the parts of a candidate are, by the rules. */
@@ -117,8 +125,8 @@ struct parsed {
 };
 
 struct expect {
-	enum act host, sw;
-	int host_cnt, sw_cnt;	/* counter that moves by one, -1 none */
+	enum act host, sw, ein;	/* ein: hpcc_edge_in */
+	int host_cnt, sw_cnt, ein_cnt;	/* counter that moves by one, -1 none */
 	bool candidate;		/* counted (other included) */
 	bool valid;		/* well-formed probe/response, sum right */
 	struct parsed p;
@@ -167,17 +175,17 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	uint8_t v;
 
 	memset(e, 0, sizeof(*e));
-	e->host = e->sw = ACT_PASS;
-	e->host_cnt = e->sw_cnt = -1;
+	e->host = e->sw = e->ein = ACT_PASS;
+	e->host_cnt = e->sw_cnt = e->ein_cnt = -1;
 	/* test_run wants an Ethernet header and, for IP, the IP header */
 	if (len < 14) {
-		e->host = e->sw = ACT_REFUSED;
+		e->host = e->sw = e->ein = ACT_REFUSED;
 		return;
 	}
 	sp = skb_proto(b, len);
 	if ((sp == 0x0800 && len - 14 < 20) ||
 	    (sp == 0x86dd && len - 14 < 40)) {
-		e->host = e->sw = ACT_REFUSED;
+		e->host = e->sw = e->ein = ACT_REFUSED;
 		return;
 	}
 
@@ -236,7 +244,7 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	/* A candidate: counted from here on. */
 	e->candidate = true;
 	if (dscp != c->pd && dscp != c->rd) {
-		e->host_cnt = e->sw_cnt = HPCC_CNT_OTHER;
+		e->host_cnt = e->sw_cnt = e->ein_cnt = HPCC_CNT_OTHER;
 		return;
 	}
 	e->host = ACT_DROP;
@@ -254,14 +262,22 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	else if (dscp != ((h[1] & HPCC_F_RESPONSE) ? c->rd : c->pd))
 		e->host_cnt = HPCC_CNT_BAD_DSCP;
 	if (e->host_cnt >= 0) {
-		e->sw_cnt = e->host_cnt;
+		e->sw_cnt = e->ein_cnt = e->host_cnt;
 		return;
 	}
 
-	/* Well-formed. The switch acts on it as it is. */
+	/* Well-formed. The switch acts on it as it is; an edge port, and
+	 * an edge port's ingress, whatever its sum.
+	 */
 	p->seglen = p->thl + HPCC_PROBE_LEN;
 	resp = h[1] & HPCC_F_RESPONSE;
-	if (resp) {
+	e->ein = resp ? ACT_STRIP : ACT_DROP;
+	e->ein_cnt = resp ? HPCC_CNT_EDGE_STRIPPED :
+			    HPCC_CNT_EDGE_PROBE_DROPPED;
+	if (c->edge) {
+		e->sw_cnt = HPCC_CNT_EDGE_STRIPPED;
+		e->sw = ACT_STRIP;
+	} else if (resp) {
 		e->sw_cnt = HPCC_CNT_SWITCH_RESPONSE;
 	} else if (h[2] == HPCC_MAX_HOPS) {
 		e->sw_cnt = HPCC_CNT_SWITCH_OVERFLOW;
@@ -361,6 +377,19 @@ static void expect_stamp(const uint8_t *in, uint32_t len,
 	put32(hop + 28, (uint32_t)TX_BYTES);
 }
 
+/* What an edge port makes of it, checksum aside: no records, no overflow
+ * flag.
+ */
+static void expect_strip(const uint8_t *in, uint32_t len,
+			 const struct parsed *p, uint8_t *out)
+{
+	memcpy(out, in, len);
+	out[p->pay + 1] &= ~HPCC_F_OVERFLOW;
+	out[p->pay + 2] = 0;
+	memset(out + p->pay + sizeof(struct hpcc_hdr), 0,
+	       HPCC_PROBE_LEN - sizeof(struct hpcc_hdr));
+}
+
 /* Equal except in [a, a+an) and [b, b+bn)? */
 static bool same_but(const uint8_t *x, const uint8_t *y, uint32_t len,
 		     uint32_t a, uint32_t an, uint32_t b, uint32_t bn,
@@ -382,10 +411,12 @@ static bool same_but(const uint8_t *x, const uint8_t *y, uint32_t len,
 /* ----------------------------------------------------------- packets */
 
 static struct fcfg cfg;
-static const struct fcfg cfgs[2] = {
+static const struct fcfg cfgs[3] = {
 	{ .raw_ip = false, .pd = HPCC_DSCP_PROBE_DEFAULT,
 	  .rd = HPCC_DSCP_RESPONSE_DEFAULT },
 	{ .raw_ip = true, .pd = 10, .rd = 11 },
+	{ .raw_ip = false, .pd = HPCC_DSCP_PROBE_DEFAULT,
+	  .rd = HPCC_DSCP_RESPONSE_DEFAULT, .edge = true },
 };
 
 /* A valid probe or response: IPv4/IPv6, options, VLAN tags, padding; or
@@ -699,13 +730,17 @@ static int run(int fd, const struct pkt *in, struct pkt *out, int *ret)
 	return err ? -errno : 0;
 }
 
+enum which { P_HOST, P_SWITCH, P_EDGE_IN };
+
 /* One packet through one program, judged. */
-static void one(struct prog *g, bool host, uint64_t idx, const struct pkt *in,
-		const struct expect *e)
+static void one(struct prog *g, enum which w, uint64_t idx,
+		const struct pkt *in, const struct expect *e)
 {
 	static uint8_t want[PKT_MAX];
-	enum act a = host ? e->host : e->sw;
-	int cnt = host ? e->host_cnt : e->sw_cnt, ret, err, c, moved;
+	bool host = w == P_HOST;
+	enum act a = host ? e->host : w == P_SWITCH ? e->sw : e->ein;
+	int cnt = host ? e->host_cnt : w == P_SWITCH ? e->sw_cnt : e->ein_cnt;
+	int ret, err, c, moved;
 	uint64_t now[HPCC_CNT_MAX];
 	const struct parsed *p = &e->p;
 	struct pkt out;
@@ -730,7 +765,9 @@ static void one(struct prog *g, bool host, uint64_t idx, const struct pkt *in,
 
 	/* The verdict, among the allowed ones, and the one the rules give. */
 	if (host ? ret != TC_ACT_OK && ret != TC_ACT_SHOT &&
-		   ret != TC_ACT_REDIRECT : ret != TC_ACT_OK)
+		   ret != TC_ACT_REDIRECT :
+	    w == P_EDGE_IN ? ret != TC_ACT_OK && ret != TC_ACT_SHOT :
+	    ret != TC_ACT_OK)
 		show("verdict", g, idx, in, "verdict %d is none of the "
 		     "program's", ret);
 	else if (ret != (a == ACT_DROP ? TC_ACT_SHOT : a == ACT_REFLECT ?
@@ -758,6 +795,12 @@ static void one(struct prog *g, bool host, uint64_t idx, const struct pkt *in,
 		ok = ok && same_but(want, out.b, in->len, p->l4 + 16, 2,
 				    p->pay + sizeof(struct hpcc_hdr) +
 				    in->b[p->pay + 2] * 32 + 16, 8, &at) &&
+		     tcp_residual(out.b, p) == tcp_residual(in->b, p);
+		break;
+	case ACT_STRIP:
+		expect_strip(in->b, in->len, p, want);
+		ok = ok && same_but(want, out.b, in->len, p->l4 + 16, 2, 0, 0,
+				    &at) &&
 		     tcp_residual(out.b, p) == tcp_residual(in->b, p);
 		break;
 	case ACT_OVERFLOW:
@@ -858,7 +901,8 @@ static void configure(struct hpcc_host *h, struct hpcc_switch *s)
 		.switch_id = SWITCH_ID, .rate_mbps = RATE_MBPS,
 		.probe_dscp = cfg.pd, .resp_dscp = cfg.rd,
 		.flags = HPCC_PORT_F_DSCP |
-			 (cfg.raw_ip ? HPCC_PORT_F_RAW_IP : 0),
+			 (cfg.raw_ip ? HPCC_PORT_F_RAW_IP : 0) |
+			 (cfg.edge ? HPCC_PORT_F_EDGE : 0),
 	};
 	struct hpcc_qsnap_dev *d = calloc(1, sizeof(*d));
 	uint32_t zero = 0, lo = LO_IFINDEX;
@@ -906,7 +950,9 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	bool sweep = false;
 	struct prog hp = { .name = "hpcc_host" }, sp = { .name = "hpcc_switch" };
+	struct prog ep = { .name = "hpcc_edge_in" };
 	uint64_t h_acc, h_rej = 0, s_acc, s_rej = 0, n_valid = 0;
+	uint64_t e_acc, e_rej = 0;
 	struct hpcc_switch *s;
 	struct hpcc_host *h;
 	/* valid ones: IPv4, IPv6, 0/1/2 VLAN tags, raw IP, IP/TCP options */
@@ -950,9 +996,12 @@ int main(int argc, char **argv)
 	hp.fd = bpf_program__fd(h->progs.hpcc_host);
 	hp.cnt_fd = bpf_map__fd(h->maps.hpcc_counters);
 	sp.fd = bpf_program__fd(s->progs.hpcc_switch);
+	ep.fd = bpf_program__fd(s->progs.hpcc_edge_in);
 	sp.cnt_fd = bpf_map__fd(s->maps.hpcc_counters);
 	counters(&hp, hp.now);
 	counters(&sp, sp.now);
+	ep.cnt_fd = sp.cnt_fd;		/* one object, one counters map */
+	memcpy(ep.now, sp.now, sizeof(ep.now));
 	printf("# seed %llu (--seed N to change), %llu packets per program, "
 	       "%d CPUs\n", (unsigned long long)seed,
 	       (unsigned long long)count, ncpus);
@@ -963,8 +1012,8 @@ int main(int argc, char **argv)
 		/* Two configurations, half the packets each: defaults, and
 		 * other DSCPs on a device configured raw IP.
 		 */
-		if (i == 0 || i == count / 2) {
-			cfg = cfgs[i != 0];
+		if (i == 0 || i == count / 3 || i == count / 3 * 2) {
+			cfg = cfgs[i == 0 ? 0 : i == count / 3 ? 1 : 2];
 			configure(h, s);
 		}
 		/* Now and then every length of one valid packet; else 15%
@@ -1006,23 +1055,32 @@ int main(int argc, char **argv)
 			cov[6] += !e.p.v6 && e.p.iphl > 20;
 			cov[7] += e.p.thl > 20;
 		}
-		one(&hp, true, i, &k, &e);
-		one(&sp, false, i, &k, &e);
+		one(&hp, P_HOST, i, &k, &e);
+		one(&sp, P_SWITCH, i, &k, &e);
+		memcpy(ep.now, sp.now, sizeof(ep.now));
+		one(&ep, P_EDGE_IN, i, &k, &e);
+		memcpy(sp.now, ep.now, sizeof(sp.now));
 	}
 
 	for (r = 0; r < ARRAY_SIZE(host_rejects); r++) {
 		h_rej += hp.seen[host_rejects[r]];
-		if (host_rejects[r] != HPCC_CNT_BAD_CSUM)
+		if (host_rejects[r] != HPCC_CNT_BAD_CSUM) {
 			s_rej += sp.seen[host_rejects[r]];
+			e_rej += ep.seen[host_rejects[r]];
+		}
 	}
 	h_acc = hp.seen[HPCC_CNT_PROBE_REFLECTED] + hp.seen[HPCC_CNT_NO_SOCKET] +
 		hp.seen[HPCC_CNT_REFLECT_NO_SOCKET] +
 		hp.seen[HPCC_CNT_REFLECT_NO_CONN];
 	s_acc = sp.seen[HPCC_CNT_SWITCH_STAMPED] +
 		sp.seen[HPCC_CNT_SWITCH_OVERFLOW] +
-		sp.seen[HPCC_CNT_SWITCH_RESPONSE];
+		sp.seen[HPCC_CNT_SWITCH_RESPONSE] +
+		sp.seen[HPCC_CNT_EDGE_STRIPPED];
+	e_acc = ep.seen[HPCC_CNT_EDGE_STRIPPED] +
+		ep.seen[HPCC_CNT_EDGE_PROBE_DROPPED];
 	report(&hp, h_acc, h_rej, hp.seen[HPCC_CNT_OTHER]);
 	report(&sp, s_acc, s_rej, sp.seen[HPCC_CNT_OTHER]);
+	report(&ep, e_acc, e_rej, ep.seen[HPCC_CNT_OTHER]);
 	printf("# valid packets: IPv4 %llu, IPv6 %llu; Ethernet without VLAN "
 	       "tag %llu, with 1 %llu, with 2 %llu, raw IP %llu; with IPv4 "
 	       "options %llu, with TCP options %llu\n",
@@ -1034,32 +1092,48 @@ int main(int argc, char **argv)
 	printf("# %.1f s\n", t1.tv_sec - t0.tv_sec +
 	       (t1.tv_nsec - t0.tv_nsec) / 1e9);
 
-	tap_ok(!hp.bad_err && !sp.bad_err, "no program error in %llu x 2 "
-	       "runs (test_run refused exactly the frames it must: %llu)",
-	       (unsigned long long)count, (unsigned long long)hp.refused);
-	tap_ok(!hp.bad_verdict && !sp.bad_verdict, "every verdict allowed and "
-	       "the one the rules give (host %llu, switch %llu wrong)",
+	tap_ok(!hp.bad_err && !sp.bad_err && !ep.bad_err, "no program error "
+	       "in %llu x 3 runs (test_run refused exactly the frames it "
+	       "must: %llu)", (unsigned long long)count,
+	       (unsigned long long)hp.refused);
+	tap_ok(!hp.bad_verdict && !sp.bad_verdict && !ep.bad_verdict,
+	       "every verdict allowed and the one the rules give (host %llu, "
+	       "switch %llu, edge ingress %llu wrong)",
 	       (unsigned long long)hp.bad_verdict,
-	       (unsigned long long)sp.bad_verdict);
-	tap_ok(!hp.bad_bytes && !sp.bad_bytes, "every output as the rules "
-	       "give: untouched, or exactly reflected/stamped with right "
-	       "checksums (host %llu, switch %llu wrong)",
-	       (unsigned long long)hp.bad_bytes,
-	       (unsigned long long)sp.bad_bytes);
-	tap_ok(!hp.bad_count && !sp.bad_count, "every packet moved exactly "
-	       "the counter of its reason (host %llu, switch %llu wrong)",
+	       (unsigned long long)sp.bad_verdict,
+	       (unsigned long long)ep.bad_verdict);
+	tap_ok(!hp.bad_bytes && !sp.bad_bytes && !ep.bad_bytes, "every output "
+	       "as the rules give: untouched, or exactly reflected/stamped/"
+	       "stripped with right checksums (host %llu, switch %llu, edge "
+	       "ingress %llu wrong)", (unsigned long long)hp.bad_bytes,
+	       (unsigned long long)sp.bad_bytes,
+	       (unsigned long long)ep.bad_bytes);
+	tap_ok(!hp.bad_count && !sp.bad_count && !ep.bad_count, "every packet "
+	       "moved exactly the counter of its reason (host %llu, switch "
+	       "%llu, edge ingress %llu wrong)",
 	       (unsigned long long)hp.bad_count,
-	       (unsigned long long)sp.bad_count);
+	       (unsigned long long)sp.bad_count,
+	       (unsigned long long)ep.bad_count);
 	tap_ok(!hp.invalid_acted && h_acc == n_valid,
 	       "no invalid packet reflected or delivered: %llu acted on, "
 	       "%llu valid", (unsigned long long)h_acc,
 	       (unsigned long long)n_valid);
 	tap_ok(h_rej + h_acc + hp.seen[HPCC_CNT_OTHER] + hp.fast + hp.refused ==
 	       count && s_rej + s_acc + sp.seen[HPCC_CNT_OTHER] + sp.fast +
-	       sp.refused == count,
+	       sp.refused == count && e_rej + e_acc + ep.seen[HPCC_CNT_OTHER] +
+	       ep.fast + ep.refused == count,
 	       "rejection reasons add up to the packets not accepted (host "
-	       "%llu, switch %llu)", (unsigned long long)h_rej,
-	       (unsigned long long)s_rej);
+	       "%llu, switch %llu, edge ingress %llu)",
+	       (unsigned long long)h_rej, (unsigned long long)s_rej,
+	       (unsigned long long)e_rej);
+	tap_ok(sp.seen[HPCC_CNT_EDGE_STRIPPED] > 1000 &&
+	       ep.seen[HPCC_CNT_EDGE_STRIPPED] > 1000 &&
+	       ep.seen[HPCC_CNT_EDGE_PROBE_DROPPED] > 1000,
+	       "edge ports met often: stripped leaving %llu, coming in %llu; "
+	       "probes dropped coming in %llu",
+	       (unsigned long long)sp.seen[HPCC_CNT_EDGE_STRIPPED],
+	       (unsigned long long)ep.seen[HPCC_CNT_EDGE_STRIPPED],
+	       (unsigned long long)ep.seen[HPCC_CNT_EDGE_PROBE_DROPPED]);
 	for (r = 0; r < ARRAY_SIZE(host_rejects); r++)
 		tap_ok(hp.seen[host_rejects[r]] > 100 &&
 		       (host_rejects[r] == HPCC_CNT_BAD_CSUM ||

@@ -809,6 +809,160 @@ static void test_switch_vlan(void)
 	tap(ok, "switch stamps a probe behind an in-band VLAN tag");
 }
 
+static void response_frame(struct pkt *k, bool v6, const struct hpcc_probe *pr,
+			   const uint8_t *peer, const uint8_t *us,
+			   uint16_t peer_port, uint16_t our_port);
+
+/* The records of a probe or response, and its overflow flag: gone. */
+static bool stripped(const struct pkt *in, const struct pkt *out)
+{
+	const struct hpcc_probe *p = payload_of(out);
+	const uint8_t *r = (const uint8_t *)p->hop;
+	uint32_t skip[3][2];
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; i < sizeof(p->hop); i++)
+		if (r[i]) {
+			diag("record byte %zu is %#x\n", i, r[i]);
+			ok = false;
+			break;
+		}
+	ok &= CHECK(p->hdr.nhops == 0, "nhops %u", p->hdr.nhops);
+	ok &= CHECK(p->hdr.flags == (payload_of(in)->hdr.flags &
+				     ~HPCC_F_OVERFLOW), "flags %#x",
+		    p->hdr.flags);
+	/* Nothing else: the header's flags and nhops, the room, the sum. */
+	skip[0][0] = in->pay + 1;
+	skip[0][1] = 2;
+	skip[1][0] = in->pay + sizeof(struct hpcc_hdr);
+	skip[1][1] = sizeof(p->hop);
+	skip[2][0] = in->l4 + 16;
+	skip[2][1] = 2;
+	ok &= same_except(in, out, skip, 3);
+	return ok;
+}
+
+/* An edge port (HPCC_PORT_F_EDGE): its egress removes the records of
+ * whatever crosses it and stamps nothing; hpcc_edge_in, on its ingress,
+ * drops probes and removes the records of responses. Anything else
+ * passes as on any port.
+ */
+static void test_switch_edge(void)
+{
+	struct hpcc_port_cfg c = { .switch_id = 9, .rate_mbps = 1000,
+				   .flags = HPCC_PORT_F_EDGE };
+	int eprog = bpf_program__fd(sw->progs.hpcc_edge_in), v6;
+	uint64_t before[HPCC_CNT_MAX];
+	uint32_t k = LO_IFINDEX;
+	struct hpcc_probe pr;
+	struct pkt in;
+	struct run r;
+	char name[160];
+	bool ok;
+
+	bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &k, &c,
+			    BPF_ANY);
+	qsnap_set(4000, 40000);
+	for (v6 = 0; v6 <= 1; v6++) {
+		/* Stamped inside (3 records) and junk past nhops. */
+		probe_init(&pr, 3);
+		memset(&pr.hop[5], 0x5a, sizeof(pr.hop[5]));
+		probe_frame(&in, v6, &pr, HPCC_PROBE_LEN,
+			    HPCC_DSCP_PROBE_DEFAULT);
+		counters_read(sw_cnt, before);
+		run_prog(sw_prog, &in, &r);
+		ok = CHECK(!r.err && r.retval == TC_ACT_OK, "retval %d",
+			   r.retval);
+		ok &= stripped(&in, &r.out) && csums_ok(&r.out);
+		ok &= counters_moved(sw_cnt, before,
+				     (int[]){ HPCC_CNT_EDGE_STRIPPED, -1 });
+		tap(ok, "switch, edge port: an IPv%d probe leaves without its "
+		    "records (nor the port's own), junk past nhops too",
+		    v6 ? 6 : 4);
+
+		probe_init(&pr, HPCC_MAX_HOPS);
+		pr.hdr.flags = HPCC_F_RESPONSE | HPCC_F_OVERFLOW;
+		response_frame(&in, v6, &pr, v6 ? pkt_ip6_b : pkt_ip4_b,
+			       v6 ? pkt_ip6_a : pkt_ip4_a, 5201, 40000);
+		counters_read(sw_cnt, before);
+		run_prog(sw_prog, &in, &r);
+		ok = CHECK(!r.err && r.retval == TC_ACT_OK, "retval %d",
+			   r.retval);
+		ok &= stripped(&in, &r.out) && csums_ok(&r.out);
+		ok &= counters_moved(sw_cnt, before,
+				     (int[]){ HPCC_CNT_EDGE_STRIPPED, -1 });
+		tap(ok, "switch, edge port: an IPv%d response with a full room "
+		    "leaves with no records and no overflow flag", v6 ? 6 : 4);
+
+		/* Coming in: a probe is dropped, a response stripped. */
+		probe_init(&pr, 2);
+		probe_frame(&in, v6, &pr, HPCC_PROBE_LEN,
+			    HPCC_DSCP_PROBE_DEFAULT);
+		snprintf(name, sizeof(name), "edge ingress: an IPv%d probe "
+			 "from outside dropped (edge_probe_dropped)",
+			 v6 ? 6 : 4);
+		expect_untouched(eprog, sw_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_EDGE_PROBE_DROPPED, name);
+		pr.hdr.flags = HPCC_F_RESPONSE;
+		response_frame(&in, v6, &pr, v6 ? pkt_ip6_b : pkt_ip4_b,
+			       v6 ? pkt_ip6_a : pkt_ip4_a, 5201, 40000);
+		counters_read(sw_cnt, before);
+		run_prog(eprog, &in, &r);
+		ok = CHECK(!r.err && r.retval == TC_ACT_OK, "retval %d",
+			   r.retval);
+		ok &= stripped(&in, &r.out) && csums_ok(&r.out);
+		ok &= counters_moved(sw_cnt, before,
+				     (int[]){ HPCC_CNT_EDGE_STRIPPED, -1 });
+		tap(ok, "edge ingress: an IPv%d response from outside comes in "
+		    "without its records", v6 ? 6 : 4);
+	}
+
+	/* A wrong sum stays exactly as wrong: the receiver still drops it. */
+	probe_init(&pr, 2);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	in.b[in.pay + sizeof(struct hpcc_hdr) + 3] ^= 0x20;
+	run_prog(sw_prog, &in, &r);
+	ok = CHECK(r.retval == TC_ACT_OK, "retval %d", r.retval);
+	ok &= stripped(&in, &r.out);
+	ok &= CHECK(l4_csum(&r.out, 6) == l4_csum(&in, 6),
+		    "checksum error changed: %#x -> %#x", l4_csum(&in, 6),
+		    l4_csum(&r.out, 6));
+	tap(ok, "switch, edge port: a probe with a bad TCP checksum is "
+	    "stripped and stays exactly as wrong");
+
+	/* Malformed candidates and ordinary traffic pass as anywhere. */
+	pr.hdr.version = 9;
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	expect_untouched(sw_prog, sw_cnt, &in, TC_ACT_OK, HPCC_CNT_BAD_VERSION,
+			 "switch, edge port: a bad version passes untouched");
+	expect_untouched(eprog, sw_cnt, &in, TC_ACT_OK, HPCC_CNT_BAD_VERSION,
+			 "edge ingress: a bad version passes untouched");
+	{
+		static uint8_t junk[1000];
+		struct pkt_opts o = { .tcp_flags = 0x10, .payload = junk,
+				      .paylen = sizeof(junk),
+				      .dscp = HPCC_DSCP_PROBE_DEFAULT };
+
+		pkt_build(&in, &o);
+		expect_untouched(sw_prog, sw_cnt, &in, TC_ACT_OK, -1,
+				 "switch, edge port: TCP data untouched");
+		expect_untouched(eprog, sw_cnt, &in, TC_ACT_OK, -1,
+				 "edge ingress: TCP data untouched");
+	}
+	/* hpcc_edge_in fails closed: without the port's config, a probe
+	 * coming in is still dropped.
+	 */
+	bpf_map_delete_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &k);
+	probe_init(&pr, 0);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	expect_untouched(eprog, sw_cnt, &in, TC_ACT_SHOT,
+			 HPCC_CNT_EDGE_PROBE_DROPPED,
+			 "edge ingress without the port's config: probes still "
+			 "dropped (fails closed)");
+	qsnap_clear();
+}
+
 static void switch_tests(void)
 {
 	sw = hpcc_switch__open_and_load();
@@ -830,6 +984,7 @@ static void switch_tests(void)
 	test_malformed(sw_prog, sw_cnt, "switch", TC_ACT_OK);
 	test_non_probes(sw_prog, sw_cnt, "switch");
 	test_switch_misc();
+	test_switch_edge();
 	hpcc_switch__destroy(sw);
 	sw = NULL;
 }
@@ -2139,6 +2294,8 @@ static int host_fds[2][3] = { { -1, -1, -1 }, { -1, -1, -1 } };
 
 static int host_fixture_up(void)
 {
+	int i;
+
 	if (ns_create("hpcch") ||
 	    sh("ip -n %1$s link set lo up && "
 	       "ip -n %1$s addr add 10.0.0.1/32 dev lo && "
@@ -2147,10 +2304,22 @@ static int host_fixture_up(void)
 	       "ip -n %1$s addr add fd00::2/128 dev lo nodad", ns_name) ||
 	    ns_enter())
 		return -1;
-	if (tcp_conn(false, pkt_ip4_a, 40000, pkt_ip4_b, 5201, host_fds[0]) ||
-	    tcp_conn(true, pkt_ip6_a, 40000, pkt_ip6_b, 5201, host_fds[1]))
-		return -1;
-	return 0;
+	/* A fresh namespace's IPv6 can take a moment to route. */
+	for (i = 0; i < 40; i++) {
+		t_diag[0] = 0;
+		if (!tcp_conn(false, pkt_ip4_a, 40000, pkt_ip4_b, 5201,
+			      host_fds[0]))
+			break;
+		usleep(50000);
+	}
+	for (; i < 40; i++) {
+		t_diag[0] = 0;
+		if (!tcp_conn(true, pkt_ip6_a, 40000, pkt_ip6_b, 5201,
+			      host_fds[1]))
+			return 0;
+		usleep(50000);
+	}
+	return -1;
 }
 
 static void host_fixture_down(void)
@@ -2628,6 +2797,213 @@ out:
 	ns_teardown();
 }
 
+/* Records a probe or response carries: its nhops, and whether any byte
+ * of its room is not zero.
+ */
+static bool no_records(const struct pkt *k)
+{
+	const struct hpcc_probe *p = payload_of(k);
+	const uint8_t *r = (const uint8_t *)p->hop;
+	size_t i;
+
+	for (i = 0; i < sizeof(p->hop); i++)
+		if (r[i]) {
+			diag("record byte %zu is %#x\n", i, r[i]);
+			return false;
+		}
+	return CHECK(p->hdr.nhops == 0, "nhops %u", p->hdr.nhops) &&
+	       CHECK(!(p->hdr.flags & HPCC_F_OVERFLOW), "overflow flag");
+}
+
+/* A probe or response with @nhops records of switch 100 + i, as an
+ * Ethernet frame to pkt.h's MAC b from MAC a.
+ */
+static void edge_frame(struct pkt *k, bool resp, uint8_t nhops,
+		       const uint8_t *s, const uint8_t *d, uint16_t sport,
+		       uint16_t dport)
+{
+	struct pkt_opts o = {
+		.dscp = resp ? HPCC_DSCP_RESPONSE_DEFAULT :
+			       HPCC_DSCP_PROBE_DEFAULT,
+		.saddr = s, .daddr = d, .sport = sport, .dport = dport,
+		.paylen = HPCC_PROBE_LEN,
+	};
+	struct hpcc_probe pr;
+
+	probe_init(&pr, nhops);
+	if (resp)
+		pr.hdr.flags = HPCC_F_RESPONSE;
+	o.payload = &pr;
+	pkt_build(k, &o);
+}
+
+/* The next IPv4 TCP frame of ports @sport -> @dport that arrives on packet
+ * socket @fd within 1 s: 1, else 0.
+ */
+static int veth_read(int fd, struct pkt *k, uint16_t sport, uint16_t dport)
+{
+	uint64_t deadline = mono_ns() + 1000000000ull;
+
+	while (mono_ns() < deadline) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct sockaddr_ll sll;
+		socklen_t sl = sizeof(sll);
+		ssize_t n;
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		n = recvfrom(fd, k->b, sizeof(k->b), 0, (void *)&sll, &sl);
+		if (n < 54 || sll.sll_pkttype == PACKET_OUTGOING ||
+		    get16(k->b + 12) != 0x0800 || k->b[23] != 6)
+			continue;
+		k->len = n;
+		k->v6 = false;
+		k->l3 = 14;
+		k->l4 = 14 + (k->b[14] & 15) * 4u;
+		if (get16(k->b + k->l4) != sport ||
+		    get16(k->b + k->l4 + 2) != dport)
+			continue;
+		k->pay = k->l4 + (k->b[k->l4 + 12] >> 4) * 4;
+		return 1;
+	}
+	return 0;
+}
+
+/* Edge mode, with real packets: one namespace routing between veth e0,
+ * an edge port (the domain's outside, 10.94.1.0/24, beyond it: its peer
+ * e1), and veth i0, an inside port (10.94.2.0/24, beyond it: i1),
+ * hpcc_switch on both egresses and hpcc_edge_in on e0's ingress. The
+ * test writes and reads frames at e1 and i1. Nothing stamped inside may
+ * leave through e0, and a probe coming in through e0 is neither stamped
+ * inside nor answered.
+ */
+static void edge_tests(void)
+{
+	static const uint8_t out4[4] = { 10, 94, 1, 2 }, in4[4] = { 10, 94, 2, 2 };
+	struct hpcc_port_cfg pcfg = { .switch_id = 94, .rate_mbps = 100 };
+	struct hpcc_port_cfg ecfg = { .switch_id = 94,
+				      .flags = HPCC_PORT_F_EDGE };
+	uint64_t before[HPCC_CNT_MAX];
+	struct hpcc_switch *s = NULL;
+	struct pkt in, out;
+	uint32_t if0 = 0, if1 = 0;
+	int fe = -1, fi = -1, err = -1, sc;
+	LIBBPF_OPTS(bpf_tc_hook, eg0, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_hook, ig0, .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_hook, eg1, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, so, .handle = 1, .priority = 1);
+	LIBBPF_OPTS(bpf_tc_opts, eo, .handle = 1, .priority = 1);
+	bool ok;
+
+	/* MAC b on the router's side, MAC a beyond: pkt_build()'s frames
+	 * written at e1 and i1 are for the router.
+	 */
+	if (ns_create("hpcce") ||
+	    sh("ip -n %1$s link add e0 type veth peer name e1 && "
+	       "ip -n %1$s link add i0 type veth peer name i1 && "
+	       "ip -n %1$s link set e0 address 02:00:00:00:00:0b && "
+	       "ip -n %1$s link set i0 address 02:00:00:00:00:0b && "
+	       "ip -n %1$s link set e1 address 02:00:00:00:00:0a && "
+	       "ip -n %1$s link set i1 address 02:00:00:00:00:0a && "
+	       "ip -n %1$s addr add 10.94.1.1/24 dev e0 && "
+	       "ip -n %1$s addr add 10.94.2.1/24 dev i0 && "
+	       "for d in lo e0 e1 i0 i1; do ip -n %1$s link set $d up; done && "
+	       "ip -n %1$s neigh add 10.94.1.2 lladdr 02:00:00:00:00:0a dev e0 && "
+	       "ip -n %1$s neigh add 10.94.2.2 lladdr 02:00:00:00:00:0a dev i0 && "
+	       "ip netns exec %1$s sysctl -qw net.ipv4.ip_forward=1 "
+	       "net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.e0.rp_filter=0 "
+	       "net.ipv4.conf.i0.rp_filter=0 "
+	       "net.ipv6.conf.all.disable_ipv6=1 && "
+	       /* what arrives at e1 and i1 is the test's, not forwarded */
+	       "ip netns exec %1$s sysctl -qw net.ipv4.conf.e1.forwarding=0 "
+	       "net.ipv4.conf.i1.forwarding=0", ns_name) ||
+	    ns_enter()) {
+		tap(false, "edge: netns with e0/e1, i0/i1");
+		goto out;
+	}
+	if0 = if_nametoindex("e0");
+	if1 = if_nametoindex("i0");
+	s = hpcc_switch__open_and_load();
+	if (s) {
+		sc = bpf_map__fd(s->maps.hpcc_port_cfg);
+		bpf_map_update_elem(sc, &if1, &pcfg, BPF_ANY);
+		bpf_map_update_elem(sc, &if0, &ecfg, BPF_ANY);
+		eg0.ifindex = ig0.ifindex = if0;
+		eg1.ifindex = if1;
+		bpf_tc_hook_create(&eg0);
+		bpf_tc_hook_create(&eg1);
+		so.prog_fd = bpf_program__fd(s->progs.hpcc_switch);
+		eo.prog_fd = bpf_program__fd(s->progs.hpcc_edge_in);
+		err = bpf_tc_attach(&eg0, &so);
+		so.prog_id = 0;
+		err = err || bpf_tc_attach(&eg1, &so) ||
+		      bpf_tc_attach(&ig0, &eo);
+	}
+	fe = packet_sock("e1", true);
+	fi = packet_sock("i1", true);
+	ns_leave();
+	if (err || fe < 0 || fi < 0) {
+		tap(false, "edge: e0 (edge, hpcc_edge_in on its ingress) and "
+		    "i0 (inside), hpcc_switch on both");
+		goto out;
+	}
+	sc = bpf_map__fd(s->maps.hpcc_counters);
+
+	/* In from outside: not stamped by the inside port, not passed on
+	 * to be answered.
+	 */
+	edge_frame(&in, false, 0, out4, in4, 40000, 5201);
+	counters_read(sc, before);
+	ok = CHECK(send(fe, in.b, in.len, 0) == (ssize_t)in.len, "send: %s",
+		   strerror(errno));
+	if (veth_read(fi, &out, 40000, 5201))
+		ok &= CHECK(false, "it went on inside, with %u hops",
+			    payload_of(&out)->hdr.nhops);
+	ok &= counters_moved(sc, before,
+			     (int[]){ HPCC_CNT_EDGE_PROBE_DROPPED, -1 });
+	tap(ok, "edge: a probe from outside is dropped at the edge port, "
+	    "neither stamped inside nor answered (edge_probe_dropped)");
+
+	/* Out of the domain: no records, neither one stamped inside before
+	 * nor the edge port's own.
+	 */
+	edge_frame(&in, false, 1, in4, out4, 40001, 5201);
+	counters_read(sc, before);
+	ok = CHECK(send(fi, in.b, in.len, 0) == (ssize_t)in.len, "send: %s",
+		   strerror(errno));
+	ok &= CHECK(veth_read(fe, &out, 40001, 5201), "nothing came out of "
+		    "e0");
+	ok &= no_records(&out) && csums_ok(&out);
+	ok &= counters_moved(sc, before,
+			     (int[]){ HPCC_CNT_EDGE_STRIPPED, -1 });
+	tap(ok, "edge: a probe leaving the domain carries no records, neither "
+	    "the inside one it had nor the edge port's (edge_stripped)");
+
+	edge_frame(&in, true, 2, in4, out4, 5202, 40002);
+	ok = CHECK(send(fi, in.b, in.len, 0) == (ssize_t)in.len, "send: %s",
+		   strerror(errno));
+	ok &= CHECK(veth_read(fe, &out, 5202, 40002), "nothing came out of "
+		    "e0");
+	ok &= no_records(&out) && csums_ok(&out);
+	tap(ok, "edge: a response leaving the domain carries no records");
+
+	edge_frame(&in, true, 2, out4, in4, 5203, 40003);
+	ok = CHECK(send(fe, in.b, in.len, 0) == (ssize_t)in.len, "send: %s",
+		   strerror(errno));
+	ok &= CHECK(veth_read(fi, &out, 5203, 40003), "nothing came out of "
+		    "i0");
+	ok &= no_records(&out) && csums_ok(&out);
+	tap(ok, "edge: a response entering the domain carries no outside "
+	    "records");
+out:
+	if (fe >= 0)
+		close(fe);
+	if (fi >= 0)
+		close(fi);
+	hpcc_switch__destroy(s);
+	ns_teardown();
+}
+
 static void netns_tests(void)
 {
 	size_t i;
@@ -2641,6 +3017,7 @@ static void netns_tests(void)
 	netns_misc_tests();
 	netns_reflector_tests();
 	l3_tests();
+	edge_tests();
 }
 
 /* ------------------------------------------------------------ benchmark */
@@ -2813,6 +3190,29 @@ static int bench(void)
 	printf("# %-44s %10.1f %+13.1f\n",
 	       "switch, probe stamped (fresh skb x20000)", f_probe,
 	       f_probe - f_noop);
+	{
+		/* An edge port: its egress strips, its ingress drops. */
+		struct hpcc_port_cfg e = { .switch_id = 1,
+					   .flags = HPCC_PORT_F_EDGE };
+		int efd = bpf_program__fd(s->progs.hpcc_edge_in);
+		uint32_t k = LO_IFINDEX;
+		double f_strip, r_drop, r_edata;
+
+		bpf_map_update_elem(bpf_map__fd(s->maps.hpcc_port_cfg), &k,
+				    &e, BPF_ANY);
+		f_strip = bench_fresh(sfd, &full, 20000);
+		r_drop = bench_repeat(efd, &probe, BENCH_REPEAT);
+		r_edata = bench_repeat(efd, &data, BENCH_REPEAT);
+		printf("# %-44s %10.1f %+13.1f\n",
+		       "edge egress, probe stripped (fresh skb)", f_strip,
+		       f_strip - f_noop);
+		printf("# %-44s %10.1f %+13.1f\n",
+		       "edge ingress, probe dropped (repeat)", r_drop,
+		       r_drop - r_noop);
+		printf("# %-44s %10.1f %+13.1f\n",
+		       "edge ingress, TCP data 1400 B (repeat)", r_edata,
+		       r_edata - r_noop);
+	}
 	hpcc_switch__destroy(s);
 	sw = NULL;
 	bench_host(&data, f_noop, r_noop);

@@ -137,6 +137,23 @@ run "${S[@]}" status; has 'switch vt1: attached as configured' && has 'host vt1:
 tap $? "status after start"
 t "stop after start" 0 '' "${S[@]}" stop
 
+# --- an edge port: 'edge' instead of a rate, compared in status
+ip -n "$ns" link add vt2 type veth peer name vt3 && ip -n "$ns" link set vt2 up
+printf 'switch vt2 edge switch-id 9\n' >"$conf"
+t "check: an edge port needs no rate" 0 'no errors' "${S[@]}" check
+t "apply attaches vt2 as an edge port" 0 'hpcc_edge_in to its ingress.*edge port' "${S[@]}" apply
+t "status: the edge port as configured" 0 'switch vt2: attached as configured \(rate 0 Mbit/s.*, edge\)' \
+	"${S[@]}" status
+printf 'switch vt2 rate 1gbit switch-id 9\n' >"$conf"
+t "status: no longer configured as an edge: DIFFERS" 3 'switch vt2: DIFFERS, configured: rate 1000 Mbit/s \(attached: 0\) edge 0 \(attached: 1\)' \
+	"${S[@]}" status
+ip netns exec "$ns" tc filter del dev vt2 ingress
+printf 'switch vt2 edge switch-id 9\n' >"$conf"
+t "status: an edge port without its ingress filter is BROKEN" 3 'switch vt2: BROKEN' "${S[@]}" status
+printf 'switch vt2\n' >"$conf"
+t "check: a switch with neither rate nor edge is an error" 1 "switch needs 'rate RATE' \(or 'edge'\)" "${S[@]}" check
+t "stop detaches the edge port" 0 '' "${S[@]}" stop
+
 # --- the generator
 printf 'host eth0\nswitch br-lan rate 10gbit\nhost eth0.100\n' >"$conf"
 mkdir -p "$tmp/gen"

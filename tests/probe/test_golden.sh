@@ -444,6 +444,19 @@ tc -n r1 filter add dev r1x egress prio 1 handle 0x4850 bpf da \
 g -n r1 switch attach r1x --rate 1gbit
 g -n r1 switch detach r1x
 ip -n r1 link del r1x
+note "an edge port: no --rate needed, hpcc_edge_in on its ingress"
+vethpair r1 r1x r1y
+g -n r1 switch attach r1x --edge --port-id 9
+tcf r1 r1x ingress
+tcf r1 r1x egress
+note "a host program cannot share an edge port's ingress, either way"
+g -n r1 host attach r1x
+g -n r1 switch detach r1x
+tcf r1 r1x ingress
+g -n r1 host attach r1x
+g -n r1 switch attach r1x --edge
+g -n r1 host detach r1x
+ip -n r1 link del r1x
 
 # ------------------------------------------------------ status, in use
 group status

@@ -103,6 +103,7 @@ setup() {
 	for port in 80 5201; do
 		ip netns exec $D iperf3 -s -D -p $port >/dev/null || return 1
 	done
+	ip netns exec $S iperf3 -s -D -p 80 >/dev/null
 }
 
 # ---------------------------------------------------------------- usage
@@ -231,6 +232,7 @@ expect_err "trace to a port without a listener: refused, told why" 1 \
 	"10.91.3.2:5300 refused the connection: hpcc_host answers only the probes of a connection" \
 	"$H" -n $S trace 10.91.3.2:5300
 
+
 # --------------------------------------------------------------- status
 expect_ok "status" env HPCC_PROBE_ROOT=$NOMOD "$H" status
 ok_if "status: receiver host, DSCPs, tc attached" \
@@ -255,6 +257,32 @@ r2=$(sed -n "/^switch \[netns $R2\]/,/^[a-z]/p" <<<"$out")
 st=$(grep -o 'switch_stamped *[0-9]*' <<<"$r2" | grep -o '[0-9]*$')
 ok_if "status: r2 stamped every probe (switch_stamped=${st:-?} >= 5)" test "${st:-0}" -ge 5
 ok_if "status: module not loaded" has "^module tcp_hpcc: not loaded$"
+
+# an edge port: r2b faces d, "outside" for a while. Probes and responses
+# crossing it lose their records, probes from d are dropped.
+edge_cnt() {	# edge_cnt NAME: r2's counter NAME
+	"$H" status 2>/dev/null | sed -n "/^switch \[netns $R2\]/,/^[a-z]/p" |
+		grep -oE "(^|[[:space:]])$1 +[0-9]+" | grep -o '[0-9]*$'
+}
+expect_ok "switch detach r2b" "$H" -n $R2 switch detach r2b
+expect_ok "switch attach r2b --edge" "$H" -n $R2 switch attach r2b --edge --switch-id 7 --port-id 21
+ok_if "edge: hpcc_edge_in on r2b's ingress too" has "attached to r2b egress and hpcc_edge_in to its ingress.*edge port"
+strip0=$(edge_cnt edge_stripped) drop0=$(edge_cnt edge_probe_dropped)
+expect_ok "trace s -> d across the edge: answered" "$H" -n $S trace 10.91.3.2 --timeout 5
+ok_if "trace across the edge: no records (r1's removed at r2b, r2b stamps none)" \
+	has "response on hs0 after .*: 0 hops, overflow no"
+expect_err "trace d -> s: its probe is dropped where it comes in (r2b)" 1 \
+	"no response from 10.91.1.1 within 1 s" "$H" -n $D trace 10.91.1.1
+ok_if "edge counters: the probe and its response stripped, d's probe dropped" \
+	test "$(( $(edge_cnt edge_stripped) - strip0 ))" -ge 2 -a \
+	"$(( $(edge_cnt edge_probe_dropped) - drop0 ))" -ge 1
+run "$H" status
+ok_if "status: r2b an edge port, both filters attached" \
+	has "port r2b \(ifindex [0-9]+\): .*edge \(tc ingress attached\), root qdisc noqueue, tc egress attached"
+expect_ok "switch detach r2b (edge): both filters go" "$H" -n $R2 switch detach r2b
+run ip netns exec $R2 tc filter show dev r2b ingress
+ok_if "r2b: no filter left on its ingress" hasnt hpcc_edge_in
+expect_ok "switch attach r2b as before" "$H" -n $R2 switch attach r2b --rate 1.5gbit --switch-id 7 --port-id 21
 
 # ------------------------------------------ device names are not paths
 # A pin directory is named after the device: a name that is no interface
