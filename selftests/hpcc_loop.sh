@@ -49,10 +49,12 @@ st_bytes=$(echo "$out" | awk '$1 == 2 { print $7 }')
 st_q=$(echo "$out" | awk '$1 == 2 { print $6 }')
 echo "# idle bottleneck: stamped tx_bytes $st_bytes qlen $st_q; tc bytes $tc_bytes backlog $tc_backlog"
 # the probe itself is counted by tc after it was stamped, and trace's
-# RST that ends its connection (340 + 54 bytes)
+# RST that ends its connection (340 + 54 bytes); on a loaded emulator
+# also a repeated ACK of its handshake (66), the server's SYN-ACK having
+# timed out before it left
 check "idle port: stamped tx_bytes == tc bytes before the probe" \
 	test -n "$st_bytes" -a "$tc_bytes" -ge "$st_bytes" -a \
-	$((tc_bytes - st_bytes)) -le 400
+	$((tc_bytes - st_bytes)) -le 500
 check "idle port: stamped qlen == tc backlog == 0" \
 	test "$st_q" = 0 -a "$tc_backlog" = 0
 
