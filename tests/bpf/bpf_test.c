@@ -2012,10 +2012,21 @@ static uint32_t shaper_kbit(const struct qcase *qc)
 	return d && !strcmp(d, "1") ? qc->kbit / 10 : qc->kbit;
 }
 
-static void qdisc_case(const struct qcase *qc)
+/* Empty a hash map keyed by u32 (an ifindex), so that the next case's
+ * namespace, which may reuse the ifindex, starts from nothing.
+ */
+static void map_clear_u32(int fd)
+{
+	uint32_t k;
+
+	while (!bpf_map_get_next_key(fd, NULL, &k))
+		if (bpf_map_delete_elem(fd, &k))
+			break;
+}
+
+static void qdisc_case(struct hpcc_switch *s, const struct qcase *qc)
 {
 	uint32_t kbit = shaper_kbit(qc);
-	struct hpcc_switch *s = NULL;
 	struct hpcc_port_cfg cfg = { .switch_id = 77, .rate_mbps = 10 };
 	struct hpcc_probe pr;
 	struct pkt probe, got;
@@ -2048,12 +2059,6 @@ static void qdisc_case(const struct qcase *qc)
 	sfd = socket(AF_INET, SOCK_DGRAM, 0);
 	getsockopt(sfd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &cl);
 	close(sfd);
-	s = hpcc_switch__open_and_load();
-	if (!s || hpcc_switch__attach(s)) {
-		ns_leave();
-		tap(false, "qdisc %s: load/attach switch", qc->name);
-		goto out;
-	}
 	cfg.netns_cookie = cookie;
 	bpf_map_update_elem(bpf_map__fd(s->maps.hpcc_port_cfg), &ifindex, &cfg,
 			    BPF_ANY);
@@ -2158,7 +2163,8 @@ out:
 		close(txfd);
 	if (rxfd >= 0)
 		close(rxfd);
-	hpcc_switch__destroy(s);
+	map_clear_u32(bpf_map__fd(s->maps.hpcc_port_cfg));
+	map_clear_u32(bpf_map__fd(s->maps.hpcc_qsnap));
 	ns_teardown();
 }
 
@@ -3006,14 +3012,23 @@ out:
 
 static void netns_tests(void)
 {
+	struct hpcc_switch *s;
 	size_t i;
 
 	if (system("command -v ip >/dev/null && command -v tc >/dev/null")) {
 		skip_case("qdisc traffic tests", "ip/tc not installed");
 		return;
 	}
-	for (i = 0; i < sizeof(qcases) / sizeof(qcases[0]); i++)
-		qdisc_case(&qcases[i]);
+	/* One load for all qdisc cases, its maps emptied between them:
+	 * loading takes minutes on the debug kernel under TCG.
+	 */
+	s = hpcc_switch__open_and_load();
+	if (!s || hpcc_switch__attach(s))
+		tap(false, "qdisc cases: load/attach hpcc_switch");
+	else
+		for (i = 0; i < sizeof(qcases) / sizeof(qcases[0]); i++)
+			qdisc_case(s, &qcases[i]);
+	hpcc_switch__destroy(s);
 	netns_misc_tests();
 	netns_reflector_tests();
 	l3_tests();
