@@ -371,11 +371,14 @@ static int trace_listen(const struct trace *tr)
 	return fd;
 }
 
-/* Send the probe through a raw socket; its send time in tr->sent_ns. */
+/* Send the probe through a raw socket; its send time in tr->sent_ns the
+ * first time (the others carry theirs in the payload).
+ */
 static void trace_send(struct trace *tr)
 {
 	_Alignas(8) __u8 pkt[PROBE_PKT_MAX] = {};
 	struct sockaddr_storage ss;
+	__u64 now = now_ns();
 	socklen_t sl;
 	size_t len;
 	int fd;
@@ -383,8 +386,9 @@ static void trace_send(struct trace *tr)
 	fd = trace_socket(tr, tr->t.family, SOCK_RAW, IPPROTO_RAW);
 	if (fd < 0)
 		die("raw socket: %s", strerror(errno));
-	tr->sent_ns = now_ns();
-	len = probe_build(pkt, &tr->t, tr->probe, tr->nonce, tr->sent_ns);
+	if (!tr->sent_ns)
+		tr->sent_ns = now;
+	len = probe_build(pkt, &tr->t, tr->probe, tr->nonce, now);
 	/* Raw IPv6 sockets take the port as the protocol number. */
 	sl = trace_sockaddr(tr, 0, &ss);
 	if (sendto(fd, pkt, len, 0, (void *)&ss, sl) < 0)
@@ -413,24 +417,38 @@ static bool trace_recv(const struct trace *tr, int fd, struct probe_resp *r)
 		    tr->dest);
 	if (m != PROBE_RESPONSE)
 		return false;
-	r->rtt_ns = now_ns() - tr->sent_ns;
+	/* The copy that was answered says when it left (our clock). */
+	r->rtt_ns = now_ns() - be64toh(r->p.hdr.send_ns);
 	r->ifindex = sll.sll_ifindex;
 	return true;
 }
 
-/* Wait on @fd for the response to the probe, into @r. */
-static void trace_wait(const struct trace *tr, int fd, struct probe_resp *r)
+/* Wait on @fd for the response to the probe, into @r. The probe goes
+ * again after 50 ms, 100 ms, 200 ms... within the timeout: it may have
+ * been lost, or have overtaken the last ACK of its connection's handshake
+ * on a path of several CPUs, and found at the receiver only the listener
+ * (which hpcc_host does not answer for).
+ */
+static void trace_wait(struct trace *tr, int fd, struct probe_resp *r)
 {
 	__u64 deadline = tr->sent_ns + (__u64)(tr->timeout * 1e9);
+	__u64 gap = 50000000, resend = tr->sent_ns + gap;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 	for (;;) {
-		__u64 now = now_ns();
+		__u64 now = now_ns(), until = resend < deadline ? resend :
+								deadline;
 
 		if (now >= deadline)
 			die("no response from %s within %g s (is hpcc_host attached on the receiver's ingress, with probe DSCP %d? its reflection limit? a firewall? is the return path through a device we can see?)",
 			    tr->dest, tr->timeout, tr->probe);
-		if (poll(&pfd, 1, (deadline - now + 999999) / 1000000) <= 0)
+		if (now >= resend) {
+			trace_send(tr);
+			gap *= 2;
+			resend = now + gap;
+			continue;
+		}
+		if (poll(&pfd, 1, (until - now + 999999) / 1000000) <= 0)
 			continue;
 		if (trace_recv(tr, fd, r))
 			return;
