@@ -11,7 +11,7 @@ module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 # long enough for 10000 switches; the debug kernel is several times slower
 secs=${HPCC_RACE_SECONDS:-$([ "${HPCC_DEBUG_KERNEL:-0}" = 1 ] && echo 60 || echo 10)}
 ns=ccrace$$
-trap 'ns_del $ns' EXIT
+cleanup_trap 'ns_del $ns'
 $IP netns add $ns
 $IP -n $ns link set lo up
 # bbr and dctcp leave non-zero words where hpcc keeps its flow pointer,

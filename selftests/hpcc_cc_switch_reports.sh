@@ -29,9 +29,7 @@ cleanup() {
 	ns_del $a $b
 	rm -rf $tmp
 }
-trap cleanup EXIT
-# run_tests.sh's timeout: clean up too (pinned programs outlive us)
-trap 'exit 143' TERM INT
+cleanup_trap cleanup
 mkdir -p $tmp
 ns_pair $a $b
 # qdiscs with a backlog to stamp (veth has none), and fq for the pacers

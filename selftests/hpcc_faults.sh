@@ -41,9 +41,7 @@ cleanup() {
 	topo_down
 	rm -rf $tmp
 }
-trap cleanup EXIT
-# run_tests.sh's timeout: clean up too (pinned programs outlive us)
-trap 'exit 143' TERM INT
+cleanup_trap cleanup
 mkdir -p $tmp
 topo_up || { echo "# topology setup failed"; exit 1; }
 # a shorter buffer than topo.sh's: loss-based phases fill it, and the

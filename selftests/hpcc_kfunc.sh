@@ -9,6 +9,12 @@ module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 # max_stage 5 and the draft's EWMA over T: the hand-computed U = 0.6 takes
 # the additive branch.
 saved=""
+restore() {
+	for kv in $saved; do
+		set_param ${kv%%=*} ${kv#*=}
+	done
+}
+cleanup_trap restore
 for kv in base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1; do
 	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
 	set_param ${kv%%=*} ${kv#*=}
@@ -16,7 +22,4 @@ done
 "$HERE/hpcc_kfunc_test"
 rc=$?
 sed 's/^/# /' /proc/net/tcp_hpcc_stat
-for kv in $saved; do
-	set_param ${kv%%=*} ${kv#*=}
-done
 exit $rc

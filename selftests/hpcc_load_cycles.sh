@@ -54,9 +54,7 @@ cleanup() {
 		insmod "$HPCC_KO" || echo "# could not load tcp_hpcc again"
 	fi
 }
-trap cleanup EXIT
-# run_tests.sh's timeout: clean up too (pinned programs outlive us)
-trap 'exit 143' TERM INT
+cleanup_trap cleanup
 mkdir -p $tmp
 ns_pair $n1 $n2
 $TC -n $n1 qdisc add dev veth0 root fq

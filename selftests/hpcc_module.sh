@@ -8,19 +8,28 @@
 
 [ -r "$HPCC_KO" ] || tap_skip_all "no $HPCC_KO (run make first)"
 module_loaded && rmmod tcp_hpcc
+a=modA$$ b=modB$$ tmp=/tmp/module.$$
+orig=$(cat /proc/sys/net/ipv4/tcp_congestion_control)
+cleanup() {
+	ns_del $a $b
+	sysctl -qw net.ipv4.tcp_congestion_control="$orig"
+	rm -rf $tmp
+}
+cleanup_trap cleanup
+mkdir -p $tmp
 
 # BTF the kernel does not validate, as module BTF made for another build of
 # it (an update that kept the ABI name): Debian's kernels would load the
 # module without its kfunc (CONFIG_MODULE_ALLOW_BTF_MISMATCH), tcp_hpcc
 # refuses; kernels without that option refuse it themselves.
 check "a copy with BTF the kernel cannot validate" \
-	./selftests/hpcc_btf_mangle "$HPCC_KO" /tmp/badbtf.ko
-check "insmod of that copy is refused" sh -c "! insmod /tmp/badbtf.ko 2>/dev/null"
+	./selftests/hpcc_btf_mangle "$HPCC_KO" $tmp/badbtf.ko
+check "insmod of that copy is refused" sh -c "! insmod $tmp/badbtf.ko 2>/dev/null"
 check "the refusal says the BTF was rejected" sh -c "dmesg | grep -Eq \
 	'tcp_hpcc: the kernel rejected the module.s BTF|failed to validate module \[tcp_hpcc\] BTF'"
 check "nothing of it stays loaded" test ! -e /sys/module/tcp_hpcc
 dmesg | grep -E 'tcp_hpcc.*BTF|BTF mismatch' | sed 's/^/# /'
-rm -f /tmp/badbtf.ko
+rm -f $tmp/badbtf.ko
 
 check "insmod with eta=5 is refused" sh -c "! insmod $HPCC_KO eta=5 2>/dev/null"
 check "the refusal names the allowed range" \
@@ -41,42 +50,40 @@ check "a valid write is taken (eta=900)" \
 	sh -c "echo 900 > $PARAMS/eta && test \$(cat $PARAMS/eta) = 900"
 set_param eta 950
 
-dd if=/dev/urandom of=/tmp/src bs=1M count=64 status=none
-want=$(sha256sum </tmp/src | cut -d' ' -f1)
+dd if=/dev/urandom of=$tmp/src bs=1M count=64 status=none
+want=$(sha256sum <$tmp/src | cut -d' ' -f1)
 
 # selected by sysctl: namespaces inherit init_net's default at creation
-orig=$(cat /proc/sys/net/ipv4/tcp_congestion_control)
 check "sysctl net.ipv4.tcp_congestion_control=hpcc" \
 	sysctl -qw net.ipv4.tcp_congestion_control=hpcc
-ns_pair a b
-$IP netns exec b ./selftests/hpcc_xfer recv 5001 /tmp/dst &
-wait_port b 5001
-out=$($IP netns exec a ./selftests/hpcc_xfer send 10.0.0.2 5001 /tmp/src)
+ns_pair $a $b
+$IP netns exec $b ./selftests/hpcc_xfer recv 5001 $tmp/dst &
+wait_port $b 5001
+out=$($IP netns exec $a ./selftests/hpcc_xfer send 10.0.0.2 5001 $tmp/src)
 wait
 echo "# $out"
 check "sysctl default: the stream used hpcc" \
 	sh -c "echo '$out' | grep -q 'cc=hpcc '"
 check "64 MiB over veth with hpcc: receiver sha256 matches" \
-	test "$(sha256sum </tmp/dst | cut -d' ' -f1)" = "$want"
+	test "$(sha256sum <$tmp/dst | cut -d' ' -f1)" = "$want"
 sysctl -qw net.ipv4.tcp_congestion_control="$orig"
-ns_del a b
+ns_del $a $b
 
 # selected per socket, IPv6 this time
-ns_pair a b
-$IP netns exec b ./selftests/hpcc_xfer recv 5002 /tmp/dst &
-wait_port b 5002
-out=$($IP netns exec a ./selftests/hpcc_xfer send fd00::2 5002 /tmp/src hpcc)
+ns_pair $a $b
+$IP netns exec $b ./selftests/hpcc_xfer recv 5002 $tmp/dst &
+wait_port $b 5002
+out=$($IP netns exec $a ./selftests/hpcc_xfer send fd00::2 5002 $tmp/src hpcc)
 wait
 echo "# $out"
 check "TCP_CONGESTION=hpcc selects hpcc" \
 	sh -c "echo '$out' | grep -q 'cc=hpcc '"
 check "64 MiB over IPv6 with TCP_CONGESTION=hpcc: sha256 matches" \
-	test "$(sha256sum </tmp/dst | cut -d' ' -f1)" = "$want"
+	test "$(sha256sum <$tmp/dst | cut -d' ' -f1)" = "$want"
 sent=$(hpcc_stat ProbesSent)
 accepted=$(hpcc_stat ReportsAccepted)
 echo "# probes sent $sent, reports accepted $accepted"
 check "probes went out, none came back as a report" \
 	test "$sent" -gt 0 -a "$accepted" -eq 0
-ns_del a b
-rm -f /tmp/src /tmp/dst
+ns_del $a $b
 tap_done

@@ -18,7 +18,7 @@ cleanup() {
 	ns_del $a1 $a2 $b1 $b2
 	set_param probe_limit "$saved"
 }
-trap cleanup EXIT
+cleanup_trap cleanup
 ns_pair $a1 $a2
 ns_pair $b1 $b2
 for ns in $a1 $b1; do ./probe/hpcc-probe -n $ns host attach veth0 || exit 1; done

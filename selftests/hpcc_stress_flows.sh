@@ -47,9 +47,7 @@ cleanup() {
 	ns_del $s $r $d
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
-# run_tests.sh's timeout: clean up too (pinned programs outlive us)
-trap 'exit 143' TERM INT
+cleanup_trap cleanup
 mkdir -p "$tmp"
 
 # sender 10.2.1.1 -- 10.2.1.254 router 10.2.2.254 -- 10.2.2.1 receiver

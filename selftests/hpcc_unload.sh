@@ -7,7 +7,7 @@
 
 module_loaded || tap_skip_all "tcp_hpcc not loaded"
 ns1=unload1$$ ns2=unload2$$
-trap 'ns_del $ns1 $ns2; rm -f /tmp/unload.*' EXIT
+cleanup_trap 'ns_del $ns1 $ns2; rm -f /tmp/unload.*'
 ns_pair $ns1 $ns2
 dd if=/dev/urandom of=/tmp/unload.src bs=64k count=4 status=none
 flows=8

@@ -14,3 +14,11 @@ TOP=$(cd "$HERE/.." && pwd)
 check() {
 	tap_check "$@"
 }
+
+# cleanup_trap COMMAND: COMMAND when the test ends, also by run_tests.sh's
+# timeout (TERM) or ^C: namespaces and pinned programs outlive the test
+# otherwise, and sh (unlike bash) runs no EXIT trap on a signal.
+cleanup_trap() {
+	trap "$1" EXIT
+	trap 'exit 143' TERM INT
+}

@@ -18,6 +18,7 @@ cd "$(dirname "$0")/../.." || exit 1
 TOP=$PWD
 H=${HPCC_PROBE:-$TOP/probe/hpcc-probe}
 . tests/lib/tap.sh
+. scripts/lib/netns.sh		# qstat
 
 out="" rc=0
 
@@ -213,7 +214,11 @@ ok_if "trace: still 2 hops" has "2 hops"
 ip netns exec $R1 tc qdisc replace dev r1b root tbf rate 10mbit burst 10kb latency 1s
 ip netns exec $S iperf3 -c 10.91.3.2 -p 5201 -u -b 14M -l 1400 -t 4 >/dev/null 2>&1 &
 burst=$!
-sleep 1
+# until the backlog stands (at most 3 s of the burst's 4)
+for i in $(seq 30); do
+	[ "$(qstat $R1 r1b backlog)" -ge 300000 ] 2>/dev/null && break
+	sleep 0.1
+done
 expect_ok "trace behind a burst (tbf 10mbit)" "$H" -n $S trace 10.91.3.2 --timeout 5 --json
 wait $burst
 qlen=$(grep -o '"hop":1,[^}]*' <<<"$out" | sed -n 's/.*"qlen":\([0-9]*\).*/\1/p')
@@ -413,10 +418,14 @@ if [ -d /sys/module/tcp_hpcc ] && [ -e /sys/kernel/btf/tcp_hpcc ] &&
 	# the iperf3 server on 5201 (setup) serves this transfer
 	ip netns exec $S iperf3 -c 10.91.3.2 -p 5201 -C hpcc -t 3 >/dev/null 2>&1 &
 	iperf=$!
-	sleep 1.5
+	telemetry="^10.91.1.1:[0-9]+ +10.91.3.2:5201 +hpcc .* 2$"
+	# until the flow runs on telemetry (at most 2 s of its 3)
+	for i in $(seq 20); do
+		"$H" -n $S flows 2>/dev/null | grep -Eq "$telemetry" && break
+		sleep 0.1
+	done
 	expect_ok "flows during an hpcc transfer" "$H" -n $S flows
-	ok_if "flows: the transfer is in telemetry mode over 2 hops" \
-		has "^10.91.1.1:[0-9]+ +10.91.3.2:5201 +hpcc .* 2$"
+	ok_if "flows: the transfer is in telemetry mode over 2 hops" has "$telemetry"
 	wait $iperf
 	expect_ok "status after the transfer" "$H" status
 	hs0=$(sed -n "/^host hs0 /,/^[a-z]/p" <<<"$out")
