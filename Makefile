@@ -158,6 +158,9 @@ tests/unit/test_law: tests/unit/test_law.c tests/lib/tap.h hpcc_law.h
 tests/unit/test_ctl: tests/unit/test_ctl.c tests/lib/tap.h hpcc_ctl.h hpcc_law.h hpcc_wire.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $<
 
+tests/unit/test_siphash: tests/unit/test_siphash.c tests/lib/tap.h hpcc_wire.h hpcc_siphash.h
+	$(CC) $(UNIT_CFLAGS) -o $@ $<
+
 tests/unit/bench_law: tests/unit/bench_law.c hpcc_law.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $<
 
@@ -166,12 +169,13 @@ demo-tools:
 	$(MAKE) -C demo
 
 # Everything the test suite runs.
-tests: tests/unit/test_law tests/unit/test_ctl selftests bpf demo-tools
+tests: tests/unit/test_law tests/unit/test_ctl tests/unit/test_siphash selftests bpf demo-tools
 	$(MAKE) -C tests/bpf
 
-unit: tests/unit/test_law tests/unit/test_ctl
+unit: tests/unit/test_law tests/unit/test_ctl tests/unit/test_siphash
 	tests/unit/test_law
 	tests/unit/test_ctl
+	tests/unit/test_siphash
 
 # Instructions per window-law update, by callgrind.
 bench-law: tests/unit/bench_law

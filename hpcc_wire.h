@@ -39,19 +39,38 @@
 #define EOPNOTSUPP	95
 #define ENOBUFS		105
 #define ESTALE		116
+#define EKEYREJECTED	129
 #endif
 #else
 #include <linux/types.h>
 #include <errno.h>
 #endif
 
-#define HPCC_WIRE_VERSION	1
+#include "hpcc_siphash.h"
+
+#define HPCC_WIRE_VERSION	1	/* what a sender emits by default */
+#define HPCC_WIRE_V1		1
+#define HPCC_WIRE_V2		2	/* Documentation/design-wire-v2.rst */
 #define HPCC_MAX_HOPS		8
 
-/* hpcc_hdr.flags */
+/* hpcc_hdr.flags; version 1 knows only the first two. */
 #define HPCC_F_RESPONSE		0x01	/* turned around by the receiver */
 #define HPCC_F_OVERFLOW		0x02	/* a hop found no room left */
+#define HPCC_F_WANT_WINDOW	0x04	/* v2: sender takes a receiver window */
+#define HPCC_F_WINDOW		0x08	/* v2: a window record, no hops */
+#define HPCC_F_MAC		0x10	/* v2: records carry SipHash tags */
+#define HPCC_F_ANON		0x20	/* v2: records anonymised (ratios) */
+#define HPCC_F_STRIPPED		0x40	/* v2: a domain edge removed records */
 #define HPCC_F_KNOWN		(HPCC_F_RESPONSE | HPCC_F_OVERFLOW)
+/* What version 2 implements so far: the other v2 flags are defined for
+ * the wire but refused (-EBADMSG, bad_flags) until they are implemented,
+ * so that no program acts on a record whose meaning it does not know.
+ */
+#define HPCC_F2_KNOWN		(HPCC_F_KNOWN | HPCC_F_MAC)
+
+/* Domain keys for the MAC: key_id 0 or 1, two live at once for rotation. */
+#define HPCC_MAC_KEYS		2
+#define HPCC_MAC_KEY_LEN	16
 
 /* Default DSCPs, from RFC 2474's pool 2 (xxxx11: experimental or local
  * use, the one pool RFC 8436 left so) with class selector (precedence) 0:
@@ -91,23 +110,169 @@ struct hpcc_probe {
 
 #define HPCC_PROBE_LEN	((__u32)sizeof(struct hpcc_probe))
 
-/* Structural check shared by the module, the BPF programs and hpcc-probe.
- * Every reason has its own errno so that each can be counted apart:
- *   -EMSGSIZE        buffer is not exactly one struct hpcc_probe
+/* ---- version 2 --------------------------------------------------------- */
+
+/* Header, 24 bytes: version 1's 16, then T and the MAC key id. */
+struct hpcc_hdr_v2 {
+	__u8 version;		/* HPCC_WIRE_V2 */
+	__u8 flags;		/* HPCC_F_* */
+	__u8 nhops;
+	__u8 room;		/* HPCC_MAX_HOPS */
+	__be32 nonce;
+	__be64 send_ns;
+	__be32 t_us;		/* sender's T, us (Rx-HPCC; 0: not given) */
+	__u8 key_id;		/* with HPCC_F_MAC: key[key_id] */
+	__u8 rsvd[3];		/* 0 when sent, ignored when received */
+};
+
+/* Hop record, 40 bytes: version 1's, then the SipHash tag (0 without
+ * HPCC_F_MAC).
+ */
+struct hpcc_hop_v2 {
+	struct hpcc_hop rec;
+	__be64 tag;
+};
+
+struct hpcc_probe_v2 {
+	struct hpcc_hdr_v2 hdr;
+	struct hpcc_hop_v2 hop[HPCC_MAX_HOPS];
+};
+
+#define HPCC_PROBE_V2_LEN	((__u32)sizeof(struct hpcc_probe_v2))
+#define HPCC_HOP_V2_TAG_OFF	((__u32)sizeof(struct hpcc_hop))
+
+/* The module has BUILD_BUG_ON()s for these (tcp_hpcc.c, init). */
+#if !defined(__KERNEL__) && !defined(__VMLINUX_H__)
+#include <assert.h>
+static_assert(sizeof(struct hpcc_hop) == 32, "v1 hop record");
+static_assert(sizeof(struct hpcc_hdr) == 16, "v1 header");
+static_assert(sizeof(struct hpcc_probe) == 16 + 32 * HPCC_MAX_HOPS, "v1");
+static_assert(sizeof(struct hpcc_hdr_v2) == 24, "v2 header");
+static_assert(sizeof(struct hpcc_hop_v2) == 40, "v2 hop record");
+static_assert(sizeof(struct hpcc_probe_v2) == 24 + 40 * HPCC_MAX_HOPS,
+	      "v2 probe");
+#endif
+
+/* The payload length of a version, 0 for one we do not know. */
+static inline __u32 hpcc_wire_len(__u8 version)
+{
+	if (version == HPCC_WIRE_V1)
+		return HPCC_PROBE_LEN;
+	if (version == HPCC_WIRE_V2)
+		return HPCC_PROBE_V2_LEN;
+	return 0;
+}
+
+/* Structural check shared by the module, the BPF programs and hpcc-probe,
+ * on the first 16 bytes (the same in both versions). Every reason has its
+ * own errno so that each can be counted apart:
+ *   -EMSGSIZE        buffer is neither one struct hpcc_probe nor one
+ *                    struct hpcc_probe_v2, or not the one of its version
  *   -EPROTONOSUPPORT unknown version
  *   -ERANGE          room is not HPCC_MAX_HOPS or nhops exceeds room
- *   -EBADMSG         unknown flag bits
+ *   -EBADMSG         flag bits unknown to (or not implemented in) the
+ *                    version
  */
-static inline int hpcc_wire_check(const struct hpcc_hdr *h, __u32 len)
+static inline int hpcc_wire_check(const void *hdr, __u32 len)
 {
-	if (len != HPCC_PROBE_LEN)
+	/* Byte reads: @hdr is a struct hpcc_hdr or a struct hpcc_hdr_v2. */
+	const __u8 *b = (const __u8 *)hdr;
+	__u8 version = b[0], flags = b[1], nhops = b[2], room = b[3];
+	__u8 known;
+
+	if (len != HPCC_PROBE_LEN && len != HPCC_PROBE_V2_LEN)
 		return -EMSGSIZE;
-	if (h->version != HPCC_WIRE_VERSION)
+	if (version == HPCC_WIRE_V1)
+		known = HPCC_F_KNOWN;
+	else if (version == HPCC_WIRE_V2)
+		known = HPCC_F2_KNOWN;
+	else
 		return -EPROTONOSUPPORT;
-	if (h->room != HPCC_MAX_HOPS || h->nhops > h->room)
+	if (len != hpcc_wire_len(version))
+		return -EMSGSIZE;
+	if (room != HPCC_MAX_HOPS || nhops > room)
 		return -ERANGE;
-	if (h->flags & ~HPCC_F_KNOWN)
+	if (flags & ~known)
 		return -EBADMSG;
+	return 0;
+}
+
+/* ---- the MAC chain (version 2, HPCC_F_MAC) ------------------------------ */
+
+/*
+ * tag_i = SipHash-2-4(key[key_id], nonce | send_ns | i | record_i | tag_i-1)
+ * over the wire bytes: nonce (4), send_ns (8), i as a big-endian 32-bit
+ * word (4), the 32 bytes of the record without its tag, the previous
+ * record's tag as on the wire (8; zero for i = 0). 56 bytes, seven SipHash
+ * words. The tag goes on the wire big-endian like every other field.
+ */
+#define HPCC_MAC_MSG_LEN	56
+
+static inline void hpcc_mac_msg(__u8 *m, const struct hpcc_hdr_v2 *h,
+				__u32 i, const struct hpcc_hop *rec,
+				const __u8 *prev_tag)
+{
+	const __u8 *n = (const __u8 *)&h->nonce;
+	const __u8 *s = (const __u8 *)&h->send_ns;
+	const __u8 *r = (const __u8 *)rec;
+	__u32 j;
+
+	for (j = 0; j < 4; j++)
+		m[j] = n[j];
+	for (j = 0; j < 8; j++)
+		m[4 + j] = s[j];
+	m[12] = (__u8)(i >> 24);
+	m[13] = (__u8)(i >> 16);
+	m[14] = (__u8)(i >> 8);
+	m[15] = (__u8)i;
+	for (j = 0; j < 32; j++)
+		m[16 + j] = r[j];
+	for (j = 0; j < 8; j++)
+		m[48 + j] = prev_tag ? prev_tag[j] : 0;
+}
+
+static inline __u64 hpcc_mac_tag(const struct hpcc_sipkey *k,
+				 const struct hpcc_hdr_v2 *h, __u32 i,
+				 const struct hpcc_hop *rec,
+				 const __u8 *prev_tag)
+{
+	__u8 m[HPCC_MAC_MSG_LEN];
+
+	hpcc_mac_msg(m, h, i, rec, prev_tag);
+	return hpcc_siphash24(k, m, HPCC_MAC_MSG_LEN);
+}
+
+static inline __u64 hpcc_get_be64_wire(const void *p)
+{
+	const __u8 *b = (const __u8 *)p;
+
+	return (__u64)b[0] << 56 | (__u64)b[1] << 48 | (__u64)b[2] << 40 |
+	       (__u64)b[3] << 32 | (__u64)b[4] << 24 | (__u64)b[5] << 16 |
+	       (__u64)b[6] << 8 | (__u64)b[7];
+}
+
+/*
+ * The whole chain of a v2 probe/response with HPCC_F_MAC: 0 if every one
+ * of its nhops records carries the tag key @k gives it, else
+ * -EKEYREJECTED. Binds each record to the probe (nonce, send_ns), to its
+ * position and to every record before it.
+ */
+static inline int hpcc_mac_verify(const struct hpcc_probe_v2 *p,
+				  const struct hpcc_sipkey *k)
+{
+	const __u8 *prev = 0;
+	__u32 i, n = p->hdr.nhops;
+
+	if (n > HPCC_MAX_HOPS)
+		return -EKEYREJECTED;
+	for (i = 0; i < n; i++) {
+		const struct hpcc_hop_v2 *hop = &p->hop[i];
+
+		if (hpcc_mac_tag(k, &p->hdr, i, &hop->rec, prev) !=
+		    hpcc_get_be64_wire(&hop->tag))
+			return -EKEYREJECTED;
+		prev = (const __u8 *)&hop->tag;
+	}
 	return 0;
 }
 

@@ -1030,6 +1030,13 @@ static int __init hpcc_register(void)
 	BUILD_BUG_ON(sizeof(struct hpcc_hop) != 32);
 	BUILD_BUG_ON(sizeof(struct hpcc_hdr) != 16);
 	BUILD_BUG_ON(HPCC_PROBE_LEN != 16 + 32 * HPCC_MAX_HOPS);
+	BUILD_BUG_ON(sizeof(struct hpcc_hdr_v2) != 24);
+	BUILD_BUG_ON(sizeof(struct hpcc_hop_v2) != 40);
+	BUILD_BUG_ON(HPCC_PROBE_V2_LEN != 24 + 40 * HPCC_MAX_HOPS);
+	BUILD_BUG_ON(offsetof(struct hpcc_hdr_v2, nonce) !=
+		     offsetof(struct hpcc_hdr, nonce));
+	BUILD_BUG_ON(offsetof(struct hpcc_hdr_v2, send_ns) !=
+		     offsetof(struct hpcc_hdr, send_ns));
 	BUILD_BUG_ON(HPCC_MAX_HOPS > HPCC_LAW_MAX_HOPS);
 	BUILD_BUG_ON(HPCC_MAX_HOPS > U8_MAX);
 	BUILD_BUG_ON(ARRAY_SIZE(hpcc_stat_names) != HPCC_STAT_MAX);
