@@ -163,6 +163,16 @@ enum hpcc_counter {
 					 * edge: its records removed
 					 */
 	HPCC_CNT_EDGE_PROBE_DROPPED,	/* a probe from outside: dropped */
+	/* wire version 2, MAC. Appended. */
+	HPCC_CNT_SWITCH_MAC_TAGGED,	/* a record stamped and tagged */
+	HPCC_CNT_SWITCH_NO_KEY,		/* MAC asked, key_id not set here:
+					 * stamped with tag 0 (the sender
+					 * rejects the chain)
+					 */
+	HPCC_CNT_REJECT_MAC,		/* kfunc -EKEYREJECTED: bad chain */
+	HPCC_CNT_MAC_MISSING,		/* kfunc -ENOKEY: untagged report,
+					 * mac_required set
+					 */
 	HPCC_CNT_MAX
 };
 
@@ -202,9 +212,25 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	case HPCC_CNT_REFLECT_LIMITED:	return "reflect_limited";
 	case HPCC_CNT_EDGE_STRIPPED:	return "edge_stripped";
 	case HPCC_CNT_EDGE_PROBE_DROPPED: return "edge_probe_dropped";
+	case HPCC_CNT_SWITCH_MAC_TAGGED: return "switch_mac_tagged";
+	case HPCC_CNT_SWITCH_NO_KEY:	return "switch_no_key";
+	case HPCC_CNT_REJECT_MAC:	return "reject_mac";
+	case HPCC_CNT_MAC_MISSING:	return "mac_missing";
 	}
 	return "?";
 }
+
+/* Map "hpcc_mac_keys": ARRAY of HPCC_MAC_KEYS, indexed by key_id, on
+ * routers and hosts, written by "hpcc-probe key set". A slot without
+ * HPCC_KEY_F_SET is no key.
+ */
+#define HPCC_KEY_F_SET		0x0001
+
+struct hpcc_mac_key {
+	__u8 key[HPCC_MAC_KEY_LEN];	/* SipHash-2-4 key, as given */
+	__u32 flags;			/* HPCC_KEY_F_* */
+	__u32 rsvd;
+};
 
 /* bpf/hpcc_parse.h's hpcc_dscps() reads probe_dscp and resp_dscp as a pair. */
 #ifdef __cplusplus

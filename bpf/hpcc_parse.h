@@ -318,8 +318,9 @@ static __always_inline __u32 hpcc_check_counter(int err,
 
 /* Classify a packet hpcc_parse() accepted. @h receives the HPCC header
  * when the payload is there; on HPCC_PKT_MALFORMED, @reason gets the
- * counter index. The payload must be exactly HPCC_PROBE_LEN bytes and
- * really present in the frame.
+ * counter index. The payload must be exactly the length of its version
+ * (HPCC_PROBE_LEN, HPCC_PROBE_V2_LEN) and really present in the frame;
+ * @h gets the first 16 bytes, the same in both versions.
  */
 static __always_inline enum hpcc_class
 hpcc_classify(struct __sk_buff *skb, const struct hpcc_pkt *p,
@@ -337,7 +338,7 @@ hpcc_classify(struct __sk_buff *skb, const struct hpcc_pkt *p,
 	/* A frame shorter than its IP header claims is truncated too. */
 	if (p->pay_off + len > skb->len)
 		len = 0;
-	if (len == HPCC_PROBE_LEN &&
+	if ((len == HPCC_PROBE_LEN || len == HPCC_PROBE_V2_LEN) &&
 	    bpf_skb_load_bytes(skb, p->pay_off, h, sizeof(*h)))
 		len = 0;
 	err = hpcc_wire_check(h, len);

@@ -74,19 +74,29 @@ struct {
 	__type(value, __u64);
 } hpcc_pcpu_probe SEC(".maps");
 
-/* Scratch copy of a payload whose records an edge port removes. */
+/* Scratch copy of a payload whose records an edge port removes (either
+ * version: the larger).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct hpcc_probe);
+	__type(value, struct hpcc_probe_v2);
 } hpcc_strip_buf SEC(".maps");
+
+/* The domain's MAC keys, by key_id (wire version 2): "hpcc-probe key". */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, HPCC_MAC_KEYS);
+	__type(key, __u32);
+	__type(value, struct hpcc_mac_key);
+} hpcc_mac_keys SEC(".maps");
 
 /* Zero template to create a hpcc_qsnap entry (too big for the stack). */
 static const struct hpcc_qsnap_dev hpcc_qsnap_zero;
 
 /* What an edge port leaves of the records: zeros. */
-static const struct hpcc_hop hpcc_no_hops[HPCC_MAX_HOPS];
+static const struct hpcc_hop_v2 hpcc_no_hops[HPCC_MAX_HOPS];
 
 /* Per-CPU area offsets (__per_cpu_offset[]), found once. */
 __u64 hpcc_pcpu_off[HPCC_MAX_CPUS];
@@ -403,6 +413,44 @@ static __always_inline int hpcc_port_qstats(__u32 ifindex, __u32 *qlen,
 	return 0;
 }
 
+/*
+ * Version 2 with HPCC_F_MAC: the tag of record @slot, hop already filled
+ * in wire order, chained to the previous record's tag, under the key the
+ * header names. No key for that id here: tag 0, counted; the sender's
+ * check rejects the chain (a router never stamps what it cannot vouch
+ * for as if it could).
+ */
+static __always_inline int hpcc_tag(struct __sk_buff *skb,
+				    const struct hpcc_pkt *p, __u32 slot,
+				    struct hpcc_hop_v2 *hop)
+{
+	struct hpcc_hdr_v2 h2;
+	struct hpcc_mac_key *mk;
+	struct hpcc_sipkey k;
+	__u8 prev[8] = {};
+	__u32 id;
+
+	if (bpf_skb_load_bytes(skb, p->pay_off, &h2, sizeof(h2)))
+		return -1;
+	id = h2.key_id;
+	mk = id < HPCC_MAC_KEYS ? bpf_map_lookup_elem(&hpcc_mac_keys, &id) :
+				  NULL;
+	if (!mk || !(mk->flags & HPCC_KEY_F_SET)) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_NO_KEY);
+		return 0;
+	}
+	if (slot > 0 && slot < HPCC_MAX_HOPS &&
+	    bpf_skb_load_bytes(skb, p->pay_off + sizeof(h2) +
+			       (slot - 1) * sizeof(*hop) + HPCC_HOP_V2_TAG_OFF,
+			       prev, sizeof(prev)))
+		return -1;
+	hpcc_sipkey_of(&k, mk->key);
+	hpcc_put_be64(&hop->tag, hpcc_mac_tag(&k, &h2, slot, &hop->rec,
+					      prev));
+	hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_MAC_TAGGED);
+	return 0;
+}
+
 static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 				      const struct hpcc_pkt *p,
 				      const struct hpcc_hdr *h,
@@ -411,9 +459,9 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 {
 	struct hpcc_hdr_word ow = hpcc_hdr_word_of(h), nw;
 	struct hpcc_stamp_in in = {};
-	struct hpcc_hop old, hop;
+	struct hpcc_hop_v2 old = {}, hop = {};
 	struct hpcc_hdr nh;
-	__u32 slot, off;
+	__u32 slot, off, len;
 
 	/* What to write is hpcc_stamp.h's, shared with the simulation. */
 	switch (hpcc_stamp_next(h, &nh, &slot)) {
@@ -427,6 +475,8 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 	case HPCC_STAMP_HOP:
 		break;
 	}
+	if (slot >= HPCC_MAX_HOPS)
+		return -1;
 
 	if (hpcc_port_qstats(ifindex, &in.qlen, &in.tx_bytes))
 		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_NO_QSTATS);
@@ -434,13 +484,34 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 	in.port_id = hpcc_stamp_port_id(cfg->flags, cfg->port_id, ifindex);
 	in.rate_mbps = cfg->rate_mbps;
 	in.ts_ns = bpf_ktime_get_ns();
-	hpcc_stamp_fill(&hop, &in);
+	hpcc_stamp_fill(&hop.rec, &in);
 
-	off = sizeof(struct hpcc_hdr) + slot * sizeof(struct hpcc_hop);
-	if (bpf_skb_load_bytes(skb, p->pay_off + off, &old, sizeof(old)))
-		return -1;
-	if (hpcc_write_payload(skb, p, off, &old, &hop, sizeof(hop)))
-		return -1;
+	/* Version 1: a 32-byte record after a 16-byte header; version 2: a
+	 * 40-byte one, record and tag, after a 24-byte header.
+	 */
+	if (h->version == HPCC_WIRE_V2) {
+		off = sizeof(struct hpcc_hdr_v2) +
+		      slot * sizeof(struct hpcc_hop_v2);
+		len = sizeof(struct hpcc_hop_v2);
+		if ((h->flags & HPCC_F_MAC) && hpcc_tag(skb, p, slot, &hop))
+			return -1;
+	} else {
+		off = sizeof(struct hpcc_hdr) + slot * sizeof(struct hpcc_hop);
+		len = sizeof(struct hpcc_hop);
+	}
+	if (len == sizeof(struct hpcc_hop_v2)) {
+		if (bpf_skb_load_bytes(skb, p->pay_off + off, &old,
+				       sizeof(struct hpcc_hop_v2)) ||
+		    hpcc_write_payload(skb, p, off, &old, &hop,
+				       sizeof(struct hpcc_hop_v2)))
+			return -1;
+	} else {
+		if (bpf_skb_load_bytes(skb, p->pay_off + off, &old,
+				       sizeof(struct hpcc_hop)) ||
+		    hpcc_write_payload(skb, p, off, &old, &hop,
+				       sizeof(struct hpcc_hop)))
+			return -1;
+	}
 	nw = hpcc_hdr_word_of(&nh);
 	if (hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw)))
 		return -1;
@@ -455,39 +526,63 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
  * the old payload and the new header, as zero records add nothing to a
  * one's complement sum; a wrong sum stays exactly as wrong.
  */
-static __always_inline int hpcc_strip(struct __sk_buff *skb,
-				      const struct hpcc_pkt *p)
+static __always_inline int hpcc_strip_len(struct __sk_buff *skb,
+					  const struct hpcc_pkt *p,
+					  struct hpcc_probe_v2 *old,
+					  __u32 hlen, __u32 len)
 {
-	struct hpcc_probe *old;
 	struct hpcc_hdr nh;
-	__u32 zero = 0;
 	__s64 diff;
 
-	old = bpf_map_lookup_elem(&hpcc_strip_buf, &zero);
-	if (!old || bpf_skb_load_bytes(skb, p->pay_off, old, sizeof(*old)))
+	if (bpf_skb_load_bytes(skb, p->pay_off, old, len))
 		return -1;
-	nh = old->hdr;
+	__builtin_memcpy(&nh, old, sizeof(nh));
 	nh.flags &= ~HPCC_F_OVERFLOW;
 	nh.nhops = 0;
-	diff = bpf_csum_diff((__be32 *)old, sizeof(*old), (__be32 *)&nh,
-			     sizeof(nh), 0);
+	/* The header's first 16 bytes change; version 2's last 8 stay. */
+	diff = bpf_csum_diff((__be32 *)old, len, (__be32 *)&nh, sizeof(nh),
+			     0);
+	if (diff < 0)
+		return -1;
+	if (hlen > sizeof(nh))
+		diff = bpf_csum_diff(0, 0, (__be32 *)&old->hdr.t_us,
+				     sizeof(struct hpcc_hdr_v2) - sizeof(nh),
+				     (__u32)diff);
 	if (diff < 0 ||
 	    bpf_skb_store_bytes(skb, p->pay_off, &nh, sizeof(nh), 0) ||
-	    bpf_skb_store_bytes(skb, p->pay_off + sizeof(nh), hpcc_no_hops,
-				sizeof(hpcc_no_hops), 0) ||
+	    bpf_skb_store_bytes(skb, p->pay_off + hlen, hpcc_no_hops,
+				len - hlen, 0) ||
 	    bpf_l4_csum_replace(skb, p->l4_off + HPCC_TCP_CSUM_OFF, 0,
 				(__u32)diff, 0))
 		return -1;
 	return 0;
 }
 
+static __always_inline int hpcc_strip(struct __sk_buff *skb,
+				      const struct hpcc_pkt *p,
+				      const struct hpcc_hdr *h)
+{
+	struct hpcc_probe_v2 *old;
+	__u32 zero = 0;
+
+	old = bpf_map_lookup_elem(&hpcc_strip_buf, &zero);
+	if (!old)
+		return -1;
+	if (h->version == HPCC_WIRE_V2)
+		return hpcc_strip_len(skb, p, old, sizeof(struct hpcc_hdr_v2),
+				      HPCC_PROBE_V2_LEN);
+	return hpcc_strip_len(skb, p, old, sizeof(struct hpcc_hdr),
+			      HPCC_PROBE_LEN);
+}
+
 /* Edge port: the records of a probe or response crossing it go; if that
  * fails it does not cross.
  */
 static __always_inline int hpcc_edge_strip(struct __sk_buff *skb,
-					   const struct hpcc_pkt *p)
+					   const struct hpcc_pkt *p,
+					   const struct hpcc_hdr *h)
 {
-	if (hpcc_strip(skb, p)) {
+	if (hpcc_strip(skb, p, h)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;
 	}
@@ -556,7 +651,7 @@ int hpcc_switch(struct __sk_buff *skb)
 	}
 	/* Leaving the domain: records removed, nothing stamped. */
 	if (cfg && (cfg->flags & HPCC_PORT_F_EDGE))
-		return hpcc_edge_strip(skb, &p);
+		return hpcc_edge_strip(skb, &p, &h);
 	if (cls == HPCC_PKT_RESPONSE) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_RESPONSE);
 		return TC_ACT_OK;
@@ -607,5 +702,5 @@ int hpcc_edge_in(struct __sk_buff *skb)
 		hpcc_count(&hpcc_counters, HPCC_CNT_EDGE_PROBE_DROPPED);
 		return TC_ACT_SHOT;
 	}
-	return hpcc_edge_strip(skb, &p);
+	return hpcc_edge_strip(skb, &p, &h);
 }
