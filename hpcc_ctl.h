@@ -109,48 +109,61 @@ static inline uint64_t hpcc_get_be64(const void *p)
 
 /*
  * What a response must be before any flow state is looked at: one struct
- * hpcc_probe (hpcc_wire_check()), turned around by a receiver, and from a
- * path that fitted the probe's room (with HPCC_F_OVERFLOW set the
- * bottleneck may be a hop that could not stamp). 0 or a negative errno.
+ * hpcc_probe or struct hpcc_probe_v2 at its version's length
+ * (hpcc_wire_check()), turned around by a receiver, and from a path that
+ * fitted the probe's room (with HPCC_F_OVERFLOW set the bottleneck may be
+ * a hop that could not stamp). 0 or a negative errno. Reads bytes: @p may
+ * be either version.
  */
-static inline int hpcc_ctl_check_response(const struct hpcc_probe *p,
-					  uint32_t len)
+static inline int hpcc_ctl_check_response(const void *p, uint32_t len)
 {
-	int err = hpcc_wire_check(&p->hdr, len);
+	const uint8_t *b = (const uint8_t *)p;
+	int err = hpcc_wire_check(p, len);
 
 	if (err)
 		return err;
-	if (!(p->hdr.flags & HPCC_F_RESPONSE))
+	if (!(b[1] & HPCC_F_RESPONSE))
 		return -EBADMSG;
-	if (p->hdr.flags & HPCC_F_OVERFLOW)
+	if (b[1] & HPCC_F_OVERFLOW)
 		return -E2BIG;
 	return 0;
 }
 
-/* The response echoes the flow's outstanding probe (0: none outstanding). */
-static inline bool hpcc_ctl_nonce_matches(const struct hpcc_probe *p,
-					  uint32_t outstanding)
+/* The response echoes the flow's outstanding probe (0: none outstanding).
+ * The nonce is at byte 4 in both versions.
+ */
+static inline bool hpcc_ctl_nonce_matches(const void *p, uint32_t outstanding)
 {
-	return outstanding && hpcc_get_be32(&p->hdr.nonce) == outstanding;
+	return outstanding &&
+	       hpcc_get_be32((const uint8_t *)p +
+			     4) == outstanding;
 }
 
-/* The hop records in host order; returns how many. */
-static inline unsigned int hpcc_ctl_decode(const struct hpcc_probe *p,
+/* The hop records of a checked response, either version, in host order;
+ * returns how many.
+ */
+static inline unsigned int hpcc_ctl_decode(const void *p,
 					   struct hpcc_sample *L)
 {
-	unsigned int i, n = p->hdr.nhops;
+	const uint8_t *b = (const uint8_t *)p;
+	uint32_t off = sizeof(struct hpcc_hdr), step = sizeof(struct hpcc_hop);
+	unsigned int i, n = b[2];
 
+	if (b[0] == HPCC_WIRE_V2) {
+		off = sizeof(struct hpcc_hdr_v2);
+		step = sizeof(struct hpcc_hop_v2);
+	}
 	if (n > HPCC_MAX_HOPS)
 		n = HPCC_MAX_HOPS;
 	for (i = 0; i < n; i++) {
-		const struct hpcc_hop *h = &p->hop[i];
+		const uint8_t *h = b + off + i * step;
 
-		L[i].switch_id = hpcc_get_be32(&h->switch_id);
-		L[i].port_id = hpcc_get_be32(&h->port_id);
-		L[i].rate_mbps = hpcc_get_be32(&h->rate_mbps);
-		L[i].qlen = hpcc_get_be32(&h->qlen);
-		L[i].ts_ns = hpcc_get_be64(&h->ts_ns);
-		L[i].tx_bytes = hpcc_get_be64(&h->tx_bytes);
+		L[i].switch_id = hpcc_get_be32(h);
+		L[i].port_id = hpcc_get_be32(h + 4);
+		L[i].rate_mbps = hpcc_get_be32(h + 8);
+		L[i].qlen = hpcc_get_be32(h + 12);
+		L[i].ts_ns = hpcc_get_be64(h + 16);
+		L[i].tx_bytes = hpcc_get_be64(h + 24);
 	}
 	return n;
 }

@@ -39,6 +39,7 @@
 #define EOPNOTSUPP	95
 #define ENOBUFS		105
 #define ESTALE		116
+#define ENOKEY		126
 #define EKEYREJECTED	129
 #endif
 #else

@@ -159,6 +159,83 @@ HPCC_PARAM(loss_beta, 700, 100, 1000,
 	   "W's factor on a loss while telemetry runs, per mille; 1000: ignore loss");
 HPCC_PARAM(probe_limit, 100000, 1, 10000000,
 	   "probes per second this host may send, all flows together");
+/* Wire version 2 (Documentation/design-wire-v2.rst): only once every
+ * router and receiver on the paths runs it; a v1 receiver drops v2 probes.
+ */
+HPCC_PARAM(wire_version, 1, 1, 2, "wire version of the probes this host sends");
+HPCC_PARAM(mac_key_id, 0, 0, 1,
+	   "key id v2 probes ask routers to tag with (MAC if that key is set)");
+HPCC_PARAM(mac_required, 0, 0, 1,
+	   "refuse reports without a valid MAC chain");
+
+/*
+ * The domain's MAC keys, as the routers' hpcc_mac_keys map holds them,
+ * set by "hpcc-probe key set" through the write-only parameter mac_key:
+ * "ID HEX32" sets key ID, "ID" deletes it. A parameter, not a kfunc fed by
+ * a BPF program: the key must reach the module without a program loaded
+ * for it, writing it needs root (0200, CAP_SYS_ADMIN on sysfs), it is
+ * never readable back, and it survives the tc programs' reloads. Readers
+ * are the kfunc (softirq) and the probe sender; the seqlock lets them
+ * copy a key without a lock shared across CPUs.
+ */
+struct hpcc_mac_slot {
+	struct hpcc_sipkey k;
+	bool set;
+};
+
+static struct hpcc_mac_slot hpcc_mac_keys[HPCC_MAC_KEYS];
+static DEFINE_SEQLOCK(hpcc_mac_lock);
+
+/* A copy of key @id: true if it is set. */
+static bool hpcc_mac_key(u32 id, struct hpcc_sipkey *k)
+{
+	unsigned int seq;
+	bool set;
+
+	if (id >= HPCC_MAC_KEYS)
+		return false;
+	do {
+		seq = read_seqbegin(&hpcc_mac_lock);
+		*k = hpcc_mac_keys[id].k;
+		set = hpcc_mac_keys[id].set;
+	} while (read_seqretry(&hpcc_mac_lock, seq));
+	return set;
+}
+
+static int hpcc_mac_key_set(const char *val, const struct kernel_param *kp)
+{
+	u8 raw[HPCC_MAC_KEY_LEN];
+	struct hpcc_sipkey k = {};
+	char hex[2 * HPCC_MAC_KEY_LEN + 2];
+	unsigned int id;
+	int n;
+
+	n = sscanf(val, "%u %33s", &id, hex);
+	if (n < 1 || id >= HPCC_MAC_KEYS)
+		return -EINVAL;
+	if (n == 2) {
+		if (strlen(hex) != 2 * HPCC_MAC_KEY_LEN ||
+		    hex2bin(raw, hex, HPCC_MAC_KEY_LEN))
+			return -EINVAL;
+		hpcc_sipkey_of(&k, raw);
+		memzero_explicit(raw, sizeof(raw));
+		memzero_explicit(hex, sizeof(hex));
+	}
+	write_seqlock_bh(&hpcc_mac_lock);
+	hpcc_mac_keys[id].k = k;
+	hpcc_mac_keys[id].set = n == 2;
+	write_sequnlock_bh(&hpcc_mac_lock);
+	memzero_explicit(&k, sizeof(k));
+	return 0;
+}
+
+static const struct kernel_param_ops hpcc_mac_key_ops = {
+	.set = hpcc_mac_key_set,
+};
+
+module_param_cb(mac_key, &hpcc_mac_key_ops, NULL, 0200);
+MODULE_PARM_DESC(mac_key,
+		 "write-only: \"ID HEX32\" sets MAC key ID (0..1), \"ID\" deletes it");
 
 /* ---- host-wide counters (/proc/net/tcp_hpcc_stat) ------------------------- */
 
@@ -185,6 +262,8 @@ enum hpcc_stat {
 	HPCC_STAT_REPORTS_CAPPED,	/* a hop claimed above max_capacity */
 	HPCC_STAT_REPORTS_GROWTH_HELD,	/* W held by max_growth or recovery */
 	HPCC_STAT_LOSS_REDUCTIONS,	/* the safety net: W times loss_beta */
+	HPCC_STAT_REJECT_MAC,		/* -EKEYREJECTED: the chain fails */
+	HPCC_STAT_REJECT_NO_MAC,	/* -ENOKEY: untagged, mac_required */
 	HPCC_STAT_MAX
 };
 
@@ -195,6 +274,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"RejectFlags", "RejectSocket", "RejectNotHpcc", "RejectNoState",
 	"RejectNonce", "RejectOverflow", "TelemetryTimeouts",
 	"ReportsCapped", "ReportsGrowthHeld", "LossReductions",
+	"RejectMac", "RejectNoMac",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -364,19 +444,34 @@ static bool hpcc_probe_budget(const struct sock *sk)
 static struct sk_buff *hpcc_build_probe(struct sock *sk, u32 nonce, u64 now)
 {
 	const struct inet_sock *inet = inet_sk(sk);
-	struct hpcc_probe *p;
+	bool v2 = READ_ONCE(hpcc_wire_version) == HPCC_WIRE_V2;
+	u32 len = v2 ? HPCC_PROBE_V2_LEN : HPCC_PROBE_LEN;
+	struct hpcc_sipkey k;
+	struct hpcc_hdr *h;
 	struct sk_buff *skb;
 	struct tcphdr *th;
+	u32 id;
 
-	skb = alloc_skb(MAX_TCP_HEADER + HPCC_PROBE_LEN, GFP_ATOMIC);
+	skb = alloc_skb(MAX_TCP_HEADER + len, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, MAX_TCP_HEADER);
-	p = skb_put_zero(skb, HPCC_PROBE_LEN);
-	p->hdr.version = HPCC_WIRE_VERSION;
-	p->hdr.room = HPCC_MAX_HOPS;
-	p->hdr.nonce = cpu_to_be32(nonce);
-	p->hdr.send_ns = cpu_to_be64(now);
+	h = skb_put_zero(skb, len);
+	h->version = v2 ? HPCC_WIRE_V2 : HPCC_WIRE_V1;
+	h->room = HPCC_MAX_HOPS;
+	h->nonce = cpu_to_be32(nonce);
+	h->send_ns = cpu_to_be64(now);
+	if (v2) {
+		struct hpcc_hdr_v2 *h2 = (struct hpcc_hdr_v2 *)h;
+
+		/* Ask for tags under the key this host holds. */
+		id = READ_ONCE(hpcc_mac_key_id);
+		if (hpcc_mac_key(id, &k)) {
+			h2->flags |= HPCC_F_MAC;
+			h2->key_id = id;
+		}
+		memzero_explicit(&k, sizeof(k));
+	}
 
 	th = skb_push(skb, sizeof(*th));
 	skb_reset_transport_header(skb);
@@ -542,12 +637,18 @@ static void hpcc_count_reject(int err)
 	case -E2BIG:
 		hpcc_count(HPCC_STAT_REJECT_OVERFLOW);
 		break;
+	case -EKEYREJECTED:
+		hpcc_count(HPCC_STAT_REJECT_MAC);
+		break;
+	case -ENOKEY:
+		hpcc_count(HPCC_STAT_REJECT_NO_MAC);
+		break;
 	default:
 		hpcc_count(HPCC_STAT_REJECT_SOCKET);
 	}
 }
 
-static int hpcc_stash_report(struct sock *sk, const struct hpcc_probe *p)
+static int hpcc_stash_report(struct sock *sk, const void *p)
 {
 	struct hpcc_flow *f;
 	int err = 0;
@@ -577,6 +678,27 @@ out:
 	return err;
 }
 
+/*
+ * The MAC of a checked response: a v2 response with HPCC_F_MAC must carry
+ * a chain that verifies under the key it names (-EKEYREJECTED, also when
+ * this host does not hold that key); any other response is accepted
+ * unless mac_required (-ENOKEY). Costs one SipHash of 56 bytes per hop.
+ */
+static int hpcc_check_mac(const void *report)
+{
+	const struct hpcc_probe_v2 *p = report;
+	struct hpcc_sipkey k;
+	int err;
+
+	if (p->hdr.version != HPCC_WIRE_V2 || !(p->hdr.flags & HPCC_F_MAC))
+		return READ_ONCE(hpcc_mac_required) ? -ENOKEY : 0;
+	if (!hpcc_mac_key(p->hdr.key_id, &k))
+		return -EKEYREJECTED;
+	err = hpcc_mac_verify(p, &k);
+	memzero_explicit(&k, sizeof(k));
+	return err;
+}
+
 __diag_push();
 __diag_ignore_all("-Wmissing-prototypes",
 		  "Global functions as their definitions will be in BTF");
@@ -584,8 +706,9 @@ __diag_ignore_all("-Wmissing-prototypes",
 /**
  * bpf_hpcc_report - hand one HPCC++ response to the flow it belongs to
  * @tp: the local socket, from bpf_skc_lookup_tcp() + bpf_skc_to_tcp_sock()
- * @report: the response's TCP payload, a struct hpcc_probe, network order
- * @report__sz: its length, HPCC_PROBE_LEN
+ * @report: the response's TCP payload, a struct hpcc_probe or (wire
+ *          version 2) struct hpcc_probe_v2, network order
+ * @report__sz: its length, HPCC_PROBE_LEN or HPCC_PROBE_V2_LEN
  *
  * Validates the report and stashes it for the flow's next ACK. Writes
  * nothing to the socket. Return: 0, or -EINVAL (no socket), -EMSGSIZE,
@@ -594,20 +717,23 @@ __diag_ignore_all("-Wmissing-prototypes",
  * more hops than the probe had room for, so the bottleneck may be one that
  * could not stamp), -EOPNOTSUPP (the socket does not use
  * hpcc), -ENOBUFS (hpcc without per-flow state), -ESTALE (the nonce does not
- * echo the flow's outstanding probe). A rejected report changes nothing.
+ * echo the flow's outstanding probe), -EKEYREJECTED (a v2 MAC chain that
+ * does not verify), -ENOKEY (no MAC while mac_required is set). A rejected
+ * report changes nothing.
  */
 __bpf_kfunc int bpf_hpcc_report(struct tcp_sock *tp, void *report,
 				u32 report__sz)
 {
-	const struct hpcc_probe *p = report;
 	int err;
 
 	if (!tp || !report)
 		err = -EINVAL;
 	else
-		err = hpcc_ctl_check_response(p, report__sz);
+		err = hpcc_ctl_check_response(report, report__sz);
 	if (!err)
-		err = hpcc_stash_report((struct sock *)tp, p);
+		err = hpcc_check_mac(report);
+	if (!err)
+		err = hpcc_stash_report((struct sock *)tp, report);
 	if (err)
 		hpcc_count_reject(err);
 	else

@@ -57,12 +57,14 @@ struct {
 	__type(value, struct hpcc_reflect_tb);
 } hpcc_reflect_tb SEC(".maps");
 
-/* Scratch copy of a response for the kfunc (keeps it off the stack). */
+/* Scratch copy of a response for the kfunc (keeps it off the stack);
+ * either version, so the larger.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct hpcc_probe);
+	__type(value, struct hpcc_probe_v2);
 } hpcc_report_buf SEC(".maps");
 
 #define HPCC_TB_RETRIES		4
@@ -155,6 +157,10 @@ static __always_inline __u32 hpcc_report_counter(int ret)
 		return HPCC_CNT_NO_FLOW_STATE;
 	case -EINVAL:
 		return HPCC_CNT_BAD_SOCKET;
+	case -EKEYREJECTED:
+		return HPCC_CNT_REJECT_MAC;
+	case -ENOKEY:
+		return HPCC_CNT_MAC_MISSING;
 	default:
 		return HPCC_CNT_KFUNC_OTHER;
 	}
@@ -258,7 +264,7 @@ static __always_inline bool hpcc_reflect_ok(const struct hpcc_host_cfg *cfg)
  */
 static __always_inline __u32 hpcc_deliver(struct __sk_buff *skb,
 					  const struct hpcc_pkt *p,
-					  struct hpcc_probe *buf)
+					  struct hpcc_probe_v2 *buf, bool v2)
 {
 	struct bpf_sock_tuple t = {};
 	struct bpf_sock *sk;
@@ -278,7 +284,11 @@ static __always_inline __u32 hpcc_deliver(struct __sk_buff *skb,
 	} else if (!hpcc_have_module()) {
 		cnt = HPCC_CNT_NO_MODULE;
 	} else {
-		ret = bpf_hpcc_report(tp, buf, sizeof(*buf));
+		/* The length of its version, a constant on each branch. */
+		if (v2)
+			ret = bpf_hpcc_report(tp, buf, HPCC_PROBE_V2_LEN);
+		else
+			ret = bpf_hpcc_report(tp, buf, HPCC_PROBE_LEN);
 		cnt = hpcc_report_counter(ret);
 	}
 	bpf_sk_release(sk);
@@ -291,9 +301,10 @@ int hpcc_host(struct __sk_buff *skb)
 	struct hpcc_host_cfg *cfg;
 	struct hpcc_dscps dscp;
 	struct hpcc_pkt p = {};
-	struct hpcc_probe *buf;
+	struct hpcc_probe_v2 *buf;
 	struct hpcc_hdr h;
 	__u32 zero = 0, reason = 0;
+	bool v2;
 	enum hpcc_link link;
 	enum hpcc_class cls;
 
@@ -324,17 +335,20 @@ int hpcc_host(struct __sk_buff *skb)
 	/* A well-formed probe or response: its checksum decides whether we
 	 * act on it, checked on the very bytes the module would get.
 	 */
+	v2 = h.version == HPCC_WIRE_V2;
 	buf = bpf_map_lookup_elem(&hpcc_report_buf, &zero);
-	if (!buf || bpf_skb_load_bytes(skb, p.pay_off, buf, sizeof(*buf))) {
+	if (!buf ||
+	    bpf_skb_load_bytes(skb, p.pay_off, buf,
+			       v2 ? HPCC_PROBE_V2_LEN : HPCC_PROBE_LEN)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;
 	}
-	if (!hpcc_tcp_csum_ok(skb, &p, buf)) {
+	if (!hpcc_tcp_csum_ok(skb, &p, buf, v2)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_BAD_CSUM);
 		return TC_ACT_SHOT;
 	}
 	if (cls == HPCC_PKT_RESPONSE) {
-		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p, buf));
+		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p, buf, v2));
 		return TC_ACT_SHOT;
 	}
 	/* A probe: only for a connection of ours, only within the rate. */

@@ -446,7 +446,8 @@ static __always_inline __u32 hpcc_csum_fold(__u64 sum)
 }
 
 /* Is the TCP checksum of candidate @p right? @pay holds its payload, the
- * HPCC_PROBE_LEN bytes at p->pay_off, loaded by the caller (so that what
+ * HPCC_PROBE_LEN bytes at p->pay_off (@v2: HPCC_PROBE_V2_LEN), loaded by
+ * the caller (so that what
  * is checked is what is used). The sum covers the pseudo-header, the TCP
  * header with its options and the payload, all in the packet as it is:
  * a segment corrupted on the way, or forged without filling the field
@@ -455,8 +456,9 @@ static __always_inline __u32 hpcc_csum_fold(__u64 sum)
  */
 static __always_inline bool hpcc_tcp_csum_ok(struct __sk_buff *skb,
 					     const struct hpcc_pkt *p,
-					     const void *pay)
+					     const void *pay, bool v2)
 {
+	__u32 paylen = v2 ? HPCC_PROBE_V2_LEN : HPCC_PROBE_LEN;
 	__be32 ph[10];		/* addresses, length, protocol */
 	__u8 th[60];		/* the longest TCP header */
 	__u32 thl = p->pay_off - p->l4_off, seglen;
@@ -464,7 +466,7 @@ static __always_inline bool hpcc_tcp_csum_ok(struct __sk_buff *skb,
 
 	if (thl < sizeof(struct hpcc_tcph) || thl > sizeof(th))
 		return false;
-	seglen = thl + HPCC_PROBE_LEN;
+	seglen = thl + paylen;
 	/* Pseudo-header: the length and protocol words sum the same for
 	 * IPv4 (0, proto, len16) and IPv6 (len32, 0, 0, 0, proto).
 	 */
@@ -493,8 +495,13 @@ static __always_inline bool hpcc_tcp_csum_ok(struct __sk_buff *skb,
 	sum = bpf_csum_diff(NULL, 0, (__be32 *)th, thl, (__u32)sum);
 	if (sum < 0)
 		return false;
-	sum = bpf_csum_diff(NULL, 0, (__be32 *)pay, HPCC_PROBE_LEN,
-			    (__u32)sum);
+	/* Constant sizes again, one per version. */
+	if (v2)
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)pay, HPCC_PROBE_V2_LEN,
+				    (__u32)sum);
+	else
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)pay, HPCC_PROBE_LEN,
+				    (__u32)sum);
 	return sum >= 0 && hpcc_csum_fold(sum) == 0xffff;
 }
 
