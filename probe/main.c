@@ -128,6 +128,7 @@ static const struct cmd cmds[] = {
 	{ "status", cmd_status },
 	{ "trace", cmd_trace },
 	{ "flows", cmd_flows },
+	{ "key", cmd_key },
 	{ "help", do_help },
 	{}
 };

@@ -248,5 +248,6 @@ int cmd_switch_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_flows(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_key(int argc, char **argv);
 
 #endif

@@ -357,6 +357,7 @@ static int sw_create(const char *dir, struct sw *s)
 			{ skel->maps.hpcc_qsnap, PIN_QSNAP },
 			{ skel->maps.hpcc_counters, PIN_COUNTERS },
 			{ skel->maps.hpcc_pcpu_probe, "hpcc_pcpu_probe" },
+			{ skel->maps.hpcc_mac_keys, "hpcc_mac_keys" },
 		};
 
 		err = pin_objects(dir, skel->progs.hpcc_switch, PIN_SW_PROG,
