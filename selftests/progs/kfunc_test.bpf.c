@@ -104,7 +104,7 @@ int kfunc_test(struct __sk_buff *skb)
 	nonce = buf.hdr.nonce;
 	if (probes_seen == 1) {
 		result[R_SIZE] = report(skb, &to_client, sizeof(buf) - 32);
-		buf.hdr.version = 2;
+		buf.hdr.version = 3;	/* 2 exists now, at its own length */
 		result[R_VERSION] = report(skb, &to_client, sizeof(buf));
 		buf.hdr.version = HPCC_WIRE_VERSION;
 		buf.hdr.nhops = HPCC_MAX_HOPS + 1;
