@@ -62,8 +62,10 @@ fi
 
 suite unit tests/unit/test_law
 suite unit-ctl tests/unit/test_ctl
+suite unit-siphash tests/unit/test_siphash
 suite bpf tests/bpf/bpf_test
 suite bpf-fuzz tests/bpf/bpf_fuzz
+suite bpf-upgrade tests/bpf/upgrade.sh
 [[ -x tests/probe/test_probe.sh ]] && suite probe tests/probe/test_probe.sh
 suite klog tests/klog/test_klog.sh
 suite deploy tests/deploy/test_setup.sh

@@ -6,6 +6,8 @@
  *   bpf_test           unit tests (BPF_PROG_TEST_RUN) + qdisc traffic tests
  *   bpf_test --unit    unit tests only
  *   bpf_test --switch  the switch program's unit tests only
+ *   bpf_test --upgrade DIR  v1 objects in DIR (tests/bpf/upgrade.sh builds
+ *                      them from the last release) against v2 packets
  *   bpf_test --bench   ns/packet table (bpf_prog_test_run, repeat=100000)
  *
  * Module-dependent cases (tcp_hpcc.ko's kfunc) run where the module is
@@ -3224,6 +3226,118 @@ static void netns_tests(void)
 	edge_tests();
 }
 
+/* ------------------------------------------- rolling upgrade: v1 meets v2 */
+
+/* Open and load an object of the previous release (version 1 only). */
+static struct bpf_object *old_obj(const char *dir, const char *name,
+				  int *prog, int *cnt)
+{
+	char path[512];
+	struct bpf_object *o;
+
+	snprintf(path, sizeof(path), "%s/%s.bpf.o", dir, name);
+	o = bpf_object__open_file(path, NULL);
+	if (!o || libbpf_get_error(o) || bpf_object__load(o)) {
+		diag("cannot load %s\n", path);
+		return NULL;
+	}
+	*prog = bpf_program__fd(bpf_object__find_program_by_name(o, name));
+	*cnt = bpf_map__fd(bpf_object__find_map_by_name(o, "hpcc_counters"));
+	return o;
+}
+
+/*
+ * Design note design-wire-v2.rst, "How versions meet": the v1 programs of
+ * @dir (built from the last release) against v2 probes and responses.
+ * A v1 program sees a 344-byte payload as a wrong length: counted
+ * truncated, not bad_version (the length is checked first). A v1 router
+ * passes the probe untouched, and the chain of the v2 routers around it
+ * still verifies (the report lacks that hop); a v1 host drops both.
+ */
+static int upgrade_tests(const char *dir)
+{
+	struct bpf_object *osw, *oh;
+	int osw_prog, osw_cnt, oh_prog, oh_cnt, kfd, i;
+	uint64_t before[HPCC_CNT_MAX];
+	struct hpcc_probe_v2 cur;
+	const struct hpcc_probe_v2 *o;
+	struct hpcc_sipkey k;
+	struct pkt in;
+	struct run r;
+	bool ok;
+
+	sw = hpcc_switch__open_and_load();
+	osw = old_obj(dir, "hpcc_switch", &osw_prog, &osw_cnt);
+	oh = old_obj(dir, "hpcc_host", &oh_prog, &oh_cnt);
+	if (!sw || !osw || !oh)
+		return tap_bail("cannot load the programs");
+	sw_prog = bpf_program__fd(sw->progs.hpcc_switch);
+	sw_cnt = bpf_map__fd(sw->maps.hpcc_counters);
+	kfd = bpf_map__fd(sw->maps.hpcc_mac_keys);
+	qsnap_set(3000, 4444);
+	mac_key_set(kfd, 0, mac_key0);
+	hpcc_sipkey_of(&k, mac_key0);
+	{
+		struct hpcc_port_cfg c = { .switch_id = 42, .rate_mbps = 1000 };
+		uint32_t ki = LO_IFINDEX;
+
+		bpf_map_update_elem(bpf_map__fd(
+			bpf_object__find_map_by_name(osw, "hpcc_port_cfg")),
+			&ki, &c, BPF_ANY);
+	}
+
+	/* v2 router, v1 router, v2 router; MAC asked. */
+	v2_init(&cur, HPCC_F_MAC, 0);
+	ok = true;
+	for (i = 0; i < 3; i++) {
+		v2_frame(&in, false, &cur, HPCC_DSCP_PROBE_DEFAULT);
+		if (i == 1) {
+			counters_read(osw_cnt, before);
+			run_prog(osw_prog, &in, &r);
+			ok &= CHECK(!r.err && r.retval == TC_ACT_OK,
+				    "v1 router retval %d", r.retval);
+			ok &= same_bytes(&in, &r.out);
+			ok &= counters_moved(osw_cnt, before,
+					     (int[]){ HPCC_CNT_TRUNCATED, -1 });
+			continue;
+		}
+		port_cfg_set(LO_IFINDEX, 41 + i, 10000, -1);
+		run_prog(sw_prog, &in, &r);
+		ok &= CHECK(!r.err && r.retval == TC_ACT_OK, "retval %d",
+			    r.retval);
+		ok &= csums_ok(&r.out);
+		memcpy(&cur, payload_v2(&r.out), sizeof(cur));
+	}
+	o = &cur;
+	ok &= CHECK(o->hdr.nhops == 2, "nhops %u", o->hdr.nhops);
+	ok &= CHECK(ntohl(o->hop[0].rec.switch_id) == 41 &&
+		    ntohl(o->hop[1].rec.switch_id) == 43, "switch ids");
+	ok &= CHECK(hpcc_mac_verify(o, &k) == 0, "chain");
+	tap(ok, "upgrade: v1 router between two v2 routers passes a v2 probe "
+	    "untouched, counted truncated; the report has 2 hops of 3 and "
+	    "its chain verifies");
+
+	/* v1 receiver: a v2 probe; v1 sender's host: a v2 response. */
+	v2_frame(&in, false, &cur, HPCC_DSCP_PROBE_DEFAULT);
+	expect_untouched(oh_prog, oh_cnt, &in, TC_ACT_SHOT, HPCC_CNT_TRUNCATED,
+			 "upgrade: v1 receiver drops a v2 probe, counted "
+			 "truncated (the sender counts it lost, runs "
+			 "loss-based)");
+	cur.hdr.flags |= HPCC_F_RESPONSE;
+	v2_frame(&in, false, &cur, HPCC_DSCP_RESPONSE_DEFAULT);
+	expect_untouched(oh_prog, oh_cnt, &in, TC_ACT_SHOT, HPCC_CNT_TRUNCATED,
+			 "upgrade: v1 sender's host drops a v2 response, "
+			 "counted truncated");
+	/* v2 router, v1 probe: stamped as v1 (test_switch_* above). */
+	mac_key_set(kfd, 0, NULL);
+	qsnap_clear();
+	bpf_object__close(oh);
+	bpf_object__close(osw);
+	hpcc_switch__destroy(sw);
+	sw = NULL;
+	return tap_done();
+}
+
 /* ------------------------------------------------------------ benchmark */
 
 #define BENCH_REPEAT	100000
@@ -3448,6 +3562,8 @@ int main(int argc, char **argv)
 		return bench();
 	if (geteuid() != 0)
 		return tap_skip_all("needs root");
+	if (argc > 2 && !strcmp(argv[1], "--upgrade"))
+		return upgrade_tests(argv[2]);
 	if (argc > 1 && !strcmp(argv[1], "--switch")) {
 		switch_tests();
 		return tap_done();
