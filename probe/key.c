@@ -71,6 +71,11 @@ int cmd_key(int argc, char **argv)
 	int fd, done = 0, err;
 	__u32 id;
 
+	if (argc > 1 && (!strcmp(argv[1], "-h") ||
+			 !strcmp(argv[1], "--help"))) {
+		fputs(key_usage, stdout);
+		return 0;
+	}
 	if (argc < 2 || (strcmp(argv[1], "list") && argc < 3)) {
 		fputs(key_usage, stderr);
 		return 2;

@@ -244,6 +244,12 @@ g flows extra
 g trace --help
 g trace
 g trace 10.0.0.1 10.0.0.2
+g key
+g key --help
+g key set
+g key set 2 00112233445566778899aabbccddeeff
+g key set 0 0011
+g key frobnicate 0
 
 # ------------------------------------------------------------- not root
 if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
