@@ -182,10 +182,12 @@ bench-law: tests/unit/bench_law
 	scripts/bench-law.sh
 
 # ns per packet of the switch program against a no-op tc program
-# (BPF_PROG_TEST_RUN on this machine's kernel; root).
-bench-bpf: bpf
+# (BPF_PROG_TEST_RUN on this machine's kernel; root), and of the MAC
+# chain's verification (the kfunc's code, in userspace).
+bench-bpf: bpf tests/unit/test_siphash
 	$(MAKE) -C tests/bpf
 	tests/bpf/bpf_test --bench
+	tests/unit/test_siphash --bench
 
 # The README's test command: installs what is missing, builds, runs the
 # unit, BPF and probe tests on this machine and the selftests in the VM,

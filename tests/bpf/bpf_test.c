@@ -3509,6 +3509,37 @@ static int bench(void)
 	       "switch, probe stamped (fresh skb x20000)", f_probe,
 	       f_probe - f_noop);
 	{
+		/* Wire version 2: the same stamp at v2 offsets, then with the
+		 * MAC (one SipHash-2-4 of 56 bytes and, past the first hop,
+		 * the previous tag loaded); first hop and fourth.
+		 */
+		int kfd = bpf_map__fd(s->maps.hpcc_mac_keys);
+		struct hpcc_probe_v2 p2;
+		struct pkt v2, v2m, v2m3;
+		double f_v2, f_v2m, f_v2m3;
+
+		mac_key_set(kfd, 0, mac_key0);
+		v2_init(&p2, 0, 0);
+		v2_frame(&v2, false, &p2, HPCC_DSCP_PROBE_DEFAULT);
+		v2_init(&p2, HPCC_F_MAC, 0);
+		v2_frame(&v2m, false, &p2, HPCC_DSCP_PROBE_DEFAULT);
+		p2.hdr.nhops = 3;
+		v2_frame(&v2m3, false, &p2, HPCC_DSCP_PROBE_DEFAULT);
+		f_v2 = bench_fresh(sfd, &v2, 20000);
+		f_v2m = bench_fresh(sfd, &v2m, 20000);
+		f_v2m3 = bench_fresh(sfd, &v2m3, 20000);
+		printf("# %-44s %10.1f %+13.1f\n",
+		       "switch, v2 probe stamped, no MAC (fresh)", f_v2,
+		       f_v2 - f_noop);
+		printf("# %-44s %10.1f %+13.1f\n",
+		       "switch, v2 probe stamped + MAC, hop 1", f_v2m,
+		       f_v2m - f_noop);
+		printf("# %-44s %10.1f %+13.1f\n",
+		       "switch, v2 probe stamped + MAC, hop 4", f_v2m3,
+		       f_v2m3 - f_noop);
+		mac_key_set(kfd, 0, NULL);
+	}
+	{
 		/* An edge port: its egress strips, its ingress drops. */
 		struct hpcc_port_cfg e = { .switch_id = 1,
 					   .flags = HPCC_PORT_F_EDGE };
