@@ -249,15 +249,22 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	}
 	e->host = ACT_DROP;
 	h = b + p->pay;
-	if (paylen != HPCC_PROBE_LEN || p->pay + paylen > len)
+	/* hpcc_wire_check()'s order: a length of neither version, then the
+	 * version, then the length of that version (a version 2 header at
+	 * version 1's length is truncated, not bad_version).
+	 */
+	if ((paylen != HPCC_PROBE_LEN && paylen != HPCC_PROBE_V2_LEN) ||
+	    p->pay + paylen > len)
 		e->host_cnt = HPCC_CNT_TRUNCATED;
-	else if (h[0] != HPCC_WIRE_VERSION)
+	else if (!hpcc_wire_len(h[0]))
 		e->host_cnt = HPCC_CNT_BAD_VERSION;
+	else if (paylen != hpcc_wire_len(h[0]))
+		e->host_cnt = HPCC_CNT_TRUNCATED;
 	else if (h[3] != HPCC_MAX_HOPS)
 		e->host_cnt = HPCC_CNT_BAD_ROOM;
 	else if (h[2] > h[3])
 		e->host_cnt = HPCC_CNT_BAD_NHOPS;
-	else if (h[1] & ~HPCC_F_KNOWN)
+	else if (h[1] & ~(h[0] == HPCC_WIRE_V2 ? HPCC_F2_KNOWN : HPCC_F_KNOWN))
 		e->host_cnt = HPCC_CNT_BAD_FLAGS;
 	else if (dscp != ((h[1] & HPCC_F_RESPONSE) ? c->rd : c->pd))
 		e->host_cnt = HPCC_CNT_BAD_DSCP;
