@@ -127,6 +127,7 @@ struct parsed {
 struct expect {
 	enum act host, sw, ein;	/* ein: hpcc_edge_in */
 	int host_cnt, sw_cnt, ein_cnt;	/* counter that moves by one, -1 none */
+	int sw_cnt2;		/* and a second one of the switch's, -1 none */
 	bool candidate;		/* counted (other included) */
 	bool valid;		/* well-formed probe/response, sum right */
 	struct parsed p;
@@ -176,7 +177,7 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 
 	memset(e, 0, sizeof(*e));
 	e->host = e->sw = e->ein = ACT_PASS;
-	e->host_cnt = e->sw_cnt = e->ein_cnt = -1;
+	e->host_cnt = e->sw_cnt = e->ein_cnt = e->sw_cnt2 = -1;
 	/* test_run wants an Ethernet header and, for IP, the IP header */
 	if (len < 14) {
 		e->host = e->sw = e->ein = ACT_REFUSED;
@@ -276,7 +277,7 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	/* Well-formed. The switch acts on it as it is; an edge port, and
 	 * an edge port's ingress, whatever its sum.
 	 */
-	p->seglen = p->thl + HPCC_PROBE_LEN;
+	p->seglen = p->thl + hpcc_wire_len(h[0]);
 	resp = h[1] & HPCC_F_RESPONSE;
 	e->ein = resp ? ACT_STRIP : ACT_DROP;
 	e->ein_cnt = resp ? HPCC_CNT_EDGE_STRIPPED :
@@ -292,6 +293,9 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	} else {
 		e->sw_cnt = HPCC_CNT_SWITCH_STAMPED;
 		e->sw = ACT_STAMP;
+		/* v2 asking for a MAC: no key in the fuzzer's map, tag 0 */
+		if (h[0] == HPCC_WIRE_V2 && (h[1] & HPCC_F_MAC))
+			e->sw_cnt2 = HPCC_CNT_SWITCH_NO_KEY;
 	}
 	/* The host only with the right sum. */
 	if (tcp_residual(b, p)) {
@@ -367,15 +371,27 @@ static void put32(uint8_t *p, uint32_t v)
 	put16(p + 2, v & 0xffff);
 }
 
+/* Offset of record @n in the payload of a @version probe. */
+static uint32_t hop_off(uint8_t version, uint32_t n)
+{
+	if (version == HPCC_WIRE_V2)
+		return sizeof(struct hpcc_hdr_v2) +
+		       n * sizeof(struct hpcc_hop_v2);
+	return sizeof(struct hpcc_hdr) + n * sizeof(struct hpcc_hop);
+}
+
 /* The probe a switch must make of it, checksum and time stamp aside. */
 static void expect_stamp(const uint8_t *in, uint32_t len,
 			 const struct parsed *p, uint8_t *out)
 {
 	uint8_t n = in[p->pay + 2], *hop;
+	bool v2 = in[p->pay] == HPCC_WIRE_V2;
 
 	memcpy(out, in, len);
 	out[p->pay + 2] = n + 1;
-	hop = out + p->pay + sizeof(struct hpcc_hdr) + n * 32;
+	hop = out + p->pay + hop_off(in[p->pay], n);
+	if (v2)		/* no MAC asked: the tag is 0 */
+		memset(hop + 32, 0, 8);
 	put32(hop, SWITCH_ID);
 	put32(hop + 4, LO_IFINDEX);
 	put32(hop + 8, RATE_MBPS);
@@ -393,8 +409,8 @@ static void expect_strip(const uint8_t *in, uint32_t len,
 	memcpy(out, in, len);
 	out[p->pay + 1] &= ~HPCC_F_OVERFLOW;
 	out[p->pay + 2] = 0;
-	memset(out + p->pay + sizeof(struct hpcc_hdr), 0,
-	       HPCC_PROBE_LEN - sizeof(struct hpcc_hdr));
+	memset(out + p->pay + hop_off(in[p->pay], 0), 0,
+	       hpcc_wire_len(in[p->pay]) - hop_off(in[p->pay], 0));
 }
 
 /* Equal except in [a, a+an) and [b, b+bn)? */
@@ -434,6 +450,8 @@ static void gen_valid(struct pkt *k, bool raw)
 {
 	static uint8_t sa[16], da[16];
 	struct hpcc_probe pr;
+	struct hpcc_probe_v2 pr2;
+	bool v2 = one_in(4);
 	struct pkt_opts o = {};
 	uint32_t i, pad;
 
@@ -477,6 +495,16 @@ static void gen_valid(struct pkt *k, bool raw)
 	o.dscp = pr.hdr.flags & HPCC_F_RESPONSE ? cfg.rd : cfg.pd;
 	o.payload = &pr;
 	o.paylen = HPCC_PROBE_LEN;
+	if (v2) {	/* the same header, records and tags at v2's places */
+		memset(&pr2, 0, sizeof(pr2));
+		memcpy(&pr2.hdr, &pr.hdr, sizeof(pr.hdr));
+		pr2.hdr.version = HPCC_WIRE_V2;
+		rnd_bytes(&pr2.hdr.t_us, 8);
+		for (i = 0; i < pr.hdr.nhops; i++)
+			rnd_bytes(&pr2.hop[i], sizeof(pr2.hop[i]));
+		o.payload = &pr2;
+		o.paylen = HPCC_PROBE_V2_LEN;
+	}
 	pkt_build(k, &o);
 	if (raw)
 		pkt_strip_eth(k);
@@ -747,6 +775,7 @@ static void one(struct prog *g, enum which w, uint64_t idx,
 	bool host = w == P_HOST;
 	enum act a = host ? e->host : w == P_SWITCH ? e->sw : e->ein;
 	int cnt = host ? e->host_cnt : w == P_SWITCH ? e->sw_cnt : e->ein_cnt;
+	int cnt2 = w == P_SWITCH ? e->sw_cnt2 : -1;
 	int ret, err, c, moved;
 	uint64_t now[HPCC_CNT_MAX];
 	const struct parsed *p = &e->p;
@@ -800,8 +829,9 @@ static void one(struct prog *g, enum which w, uint64_t idx,
 	case ACT_STAMP:
 		expect_stamp(in->b, in->len, p, want);
 		ok = ok && same_but(want, out.b, in->len, p->l4 + 16, 2,
-				    p->pay + sizeof(struct hpcc_hdr) +
-				    in->b[p->pay + 2] * 32 + 16, 8, &at) &&
+				    p->pay + hop_off(in->b[p->pay],
+						     in->b[p->pay + 2]) + 16,
+				    8, &at) &&
 		     tcp_residual(out.b, p) == tcp_residual(in->b, p);
 		break;
 	case ACT_STRIP:
@@ -831,7 +861,7 @@ static void one(struct prog *g, enum which w, uint64_t idx,
 	for (c = 0; c < HPCC_CNT_MAX; c++) {
 		uint64_t d = now[c] - g->now[c];
 
-		if (d != (c == cnt))
+		if (d != (uint64_t)(c == cnt) + (c == cnt2))
 			ok = false;
 		if (d && moved < 0)
 			moved = c;
