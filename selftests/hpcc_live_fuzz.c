@@ -95,7 +95,10 @@ static int expect(const struct lf_entry *e, int *live)
 
 	if (e->size != LF_SZ_FULL)
 		return RC_MSGSIZE;
-	if (h->version != HPCC_WIRE_VERSION)
+	/* a known version at the other's length: the length is wrong */
+	if (h->version == HPCC_WIRE_V2)
+		return RC_MSGSIZE;
+	if (h->version != HPCC_WIRE_V1)
 		return RC_PROTO;
 	if (h->room != HPCC_MAX_HOPS || h->nhops > h->room)
 		return RC_RANGE;
