@@ -2144,15 +2144,17 @@ static void qdisc_case(struct hpcc_switch *s, const struct qcase *qc)
 	if (qc->delay_check) {
 		/* The probe waited for the stamped backlog at the
 		 * bottleneck rate: at least 75% of it - 3 ms (timer slack),
-		 * at most 160% + 3 ms, as a late shaper timer only adds
-		 * delay (htb under qemu TCG waited 133% in one run).
+		 * at most 250% + 3 ms, as a late shaper timer only adds
+		 * delay (htb under qemu TCG waited 133% in one run, 189%
+		 * with two other VMs beside it). The byte count above is
+		 * the exact check; this one only catches a stamp far off.
 		 */
 		double want = qlen * 8.0 / (kbit * 1000.0) * 1e9;
 		double got_ns = (double)(t_recv - ts);
 
 		ok &= CHECK(qlen > 50000, "queue did not build (%u)", qlen);
 		ok &= CHECK(got_ns > want * 0.75 - 3e6 &&
-			    got_ns < want * 1.6 + 3e6,
+			    got_ns < want * 2.5 + 3e6,
 			    "queueing %.1f ms, backlog implies %.1f ms",
 			    got_ns / 1e6, want / 1e6);
 	}
