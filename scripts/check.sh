@@ -93,7 +93,7 @@ if [[ -n $debug ]]; then
 	# The debug kernel runs several times slower under TCG: the runner's
 	# per-test timeouts bound the run, the VM's only catches a hung guest.
 	debug_timeout=$(($(sed -n 's/^TEST_PROGS := //p' selftests/Makefile | wc -w) *
-		$(sed -n 's/^timeout=//p' selftests/settings) + 900))
+		$(sed -n 's/^timeout=//p' selftests/settings) * 3 + 900))
 	if make -s module-debug; then
 		suite vm-debug scripts/vm-run.sh --kernel debug --timeout "$debug_timeout" \
 			--include build/debug/tcp_hpcc.ko:tcp_hpcc.ko "${vm_files[@]}" \

@@ -11,7 +11,7 @@
 # bottleneck at BOTTLENECK_MBIT). netem on R1's port towards H1 (r1h1)
 # gives the base RTT; H1 paces through fq. The devices: h1r1, r1h1, r1r2,
 # r2r1, r2h2, h2r2.
-BOTTLENECK_MBIT=${BOTTLENECK_MBIT:-150}
+BOTTLENECK_MBIT=${BOTTLENECK_MBIT:-$((150 / WORK_DIV))}
 BOTTLENECK_BURST=${BOTTLENECK_BURST:-64k}
 DELAY_MS=${DELAY_MS:-2}
 H1=
