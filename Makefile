@@ -39,7 +39,7 @@ OBJCOPY ?= objcopy
 PAHOLE_FLAGS ?= $(shell PAHOLE=$(PAHOLE) $(KDIR)/scripts/pahole-flags.sh 2>/dev/null)
 
 # Goals that must work without kernel headers (lead: add e.g. unit tests here).
-NOKERNEL_GOALS := deps clean kver unit bench-law check check-quick check-debug demo bench sim sim-bench \
+NOKERNEL_GOALS := deps clean kver unit lint bench-law check check-quick check-debug demo bench sim sim-bench \
 	debug-kernel module-debug deb install-setup
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(KVER),)
@@ -51,7 +51,7 @@ endif
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit \
+.PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit lint \
 	check check-quick check-debug install bench-law bench-bpf demo-tools demo bench \
 	debug-kernel module-debug sim sim-bench deb install-setup
 
@@ -172,6 +172,11 @@ tests: tests/unit/test_law tests/unit/test_ctl selftests bpf demo-tools
 unit: tests/unit/test_law tests/unit/test_ctl
 	tests/unit/test_law
 	tests/unit/test_ctl
+
+# cppcheck on all userspace C and C++, checkpatch (--strict on the module),
+# no function over 80 lines outside the tests: TAP, non-zero on a finding.
+lint:
+	scripts/lint.sh
 
 # Instructions per window-law update, by callgrind.
 bench-law: tests/unit/bench_law

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as `make check` and .ci/run run it:
+#   0. the static checks (scripts/lint.sh: cppcheck, checkpatch, function
+#      length)
 #   1. userspace unit tests of the window law and the controller (tests/unit)
 #   2. BPF programs under BPF_PROG_TEST_RUN and netns on this kernel, and
 #      10^6 hostile packets through each (tests/bpf)
@@ -62,6 +64,7 @@ if ! make -s all tests; then
 	exit 1
 fi
 
+suite lint scripts/lint.sh
 suite unit tests/unit/test_law
 suite unit-ctl tests/unit/test_ctl
 suite bpf tests/bpf/bpf_test
