@@ -16,13 +16,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 . tests/lib/tap.sh
-out="" rc=0
-tap() {	# tap OK(0/1) DESCRIPTION: on failure, the last run's status and output
-	tap_result "$1" "$2"
-	[ "$1" -eq 0 ] || tap_diag "exit $rc; output:" "$out"
-}
-run() { out=$("$@" 2>&1); rc=$?; }
-has() { grep -Eq -- "$1" <<<"$out"; }
+# tap OK(0/1) DESCRIPTION: on failure, the last run's status and output
+tap() { tap_ran "$@"; }
+run() { tap_run "$@"; }
+has() { tap_has "$1"; }
 
 # Stand-ins for vmlinux BTF: a BTF header (magic 0xeB9F, version 1,
 # hdr_len 24) and a distinguishing tail; raw, and as an ELF's .BTF.
