@@ -101,17 +101,18 @@ rtt=$($IP netns exec $H1 ping -c 5 -i 0.2 -q 10.1.3.1 | sed -n 's|.*= \([0-9.]*\
 bdp=$(awk -v r="$rtt" -v b=$BOTTLENECK_MBIT 'BEGIN { printf "%d", b * 1e6 / 8 * r / 1e3 }')
 echo "# base RTT ${rtt} ms, BDP $bdp bytes at $BOTTLENECK_MBIT Mbit/s"
 
-# run CC PORT: goodput Mbit/s and time-averaged backlog of a 8 s flow
+# run CC PORT: goodput Mbit/s and time-averaged backlog of a flow
 run() {
 	$IP netns exec $H2 iperf3 -s -D -1 -p "$2"
 	wait_port $H2 "$2"
-	$IP netns exec $H1 iperf3 -c 10.1.3.1 -p "$2" -t 8 -C "$1" -f m \
+	# the workload: an 8 s flow, its first 1.5 s unsampled, then 50
+	# samples 0.1 s apart, the flow's state every fifth; a sample takes
+	# two seconds on the debug kernel: a 30 s flow and 6 samples there,
+	# each with the flow's state
+	local secs=8 samples=50 every=5
+	[ "$WORK_DIV" -eq 1 ] || secs=30 samples=6 every=1
+	$IP netns exec $H1 iperf3 -c 10.1.3.1 -p "$2" -t $secs -C "$1" -f m \
 		>/tmp/iperf.$1 &
-	# the workload: the flow's first 1.5 s go unsampled, then 50 samples
-	# 0.1 s apart, the flow's state every fifth; a sample takes a second
-	# on the debug kernel: 6 there, each with the flow's state
-	local samples=50 every=5
-	[ "$WORK_DIV" -eq 1 ] || samples=6 every=1
 	sleep 1.5
 	: >/tmp/backlog.$1
 	: >/tmp/flows.$1
