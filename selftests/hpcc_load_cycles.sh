@@ -50,10 +50,7 @@ tmp=/tmp/cycles.$$
 sink=
 cleanup() {
 	[ -z "$sink" ] || { kill $sink 2>/dev/null; wait $sink 2>/dev/null; }
-	./probe/hpcc-probe -n $n1 host detach veth0 >/dev/null 2>&1
-	./probe/hpcc-probe -n $n2 host detach veth1 >/dev/null 2>&1
-	./probe/hpcc-probe -n $n1 switch detach --all >/dev/null 2>&1
-	ns_del $n1 $n2
+	ns_down $n1 $n2
 	rm -rf $tmp
 	if [ $was_loaded = 1 ] && ! module_loaded; then
 		insmod "$HPCC_KO" || echo "# could not load tcp_hpcc again"

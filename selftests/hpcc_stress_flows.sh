@@ -43,10 +43,7 @@ cleanup() {
 	for p in $pids; do
 		wait "$p" 2>/dev/null
 	done
-	./probe/hpcc-probe -n $s host detach veth0 >/dev/null 2>&1
-	./probe/hpcc-probe -n $d host detach veth1 >/dev/null 2>&1
-	./probe/hpcc-probe -n $r switch detach --all >/dev/null 2>&1
-	ns_del $s $r $d
+	ns_down $s $r $d
 	rm -rf "$tmp"
 }
 cleanup_trap cleanup

@@ -15,6 +15,22 @@ check() {
 	tap_check "$@"
 }
 
+# ns_down NS...: the namespaces deleted, after what hpcc-probe attached in
+# them (hpcc_host on any device, the hpcc_switch instance): its pinned
+# programs would outlive them, and hpcc_host's kfunc reference would keep
+# tcp_hpcc loaded.
+ns_down() {
+	local ns dev
+	for ns; do
+		for dev in $($IP -n "$ns" -o link show 2>/dev/null |
+			     awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'); do
+			./probe/hpcc-probe -n "$ns" host detach "$dev" >/dev/null 2>&1
+		done
+		./probe/hpcc-probe -n "$ns" switch detach --all >/dev/null 2>&1
+	done
+	ns_del "$@"
+}
+
 # cleanup_trap COMMAND: COMMAND when the test ends, also by run_tests.sh's
 # timeout (TERM) or ^C: namespaces and pinned programs outlive the test
 # otherwise, and sh (unlike bash) runs no EXIT trap on a signal.
