@@ -165,9 +165,19 @@ pick_accel() {
 		verdict=tcg
 	fi
 	echo "vm-run: probing KVM (once; cached in $cache)" >&2
+	local rc=0
 	timeout -k 5 30 "$qemu" "${qemu_args[@]}" -accel kvm -cpu host \
-		-append "$append vmrun.probe=1" </dev/null >"$tmp/probe.log" 2>&1 || true
-	if [[ $(marker_rc "$tmp/probe.log") == 0 ]]; then verdict=kvm; fi
+		-append "$append vmrun.probe=1" </dev/null >"$tmp/probe.log" 2>&1 || rc=$?
+	if [[ $(marker_rc "$tmp/probe.log") == 0 ]]; then
+		verdict=kvm
+	elif [[ $rc == 124 || $rc == 137 ]]; then
+		# Out of time is no verdict: a busy host (other VMs, builds) or a
+		# slow-booting debug kernel; a cached "tcg" would run every
+		# later suite under the emulator, several times slower.
+		echo "vm-run: the KVM probe ran out of time: tcg this once" >&2
+		echo tcg
+		return
+	fi
 	# Best effort (read-only HOME in CI is fine); rename so that concurrent
 	# runs never read a half-written file.
 	{ mkdir -p "$(dirname "$cache")" &&
