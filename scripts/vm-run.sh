@@ -164,9 +164,9 @@ pick_accel() {
 	if [[ -n ${VM_ACCEL:-} ]]; then echo "$VM_ACCEL"; return; fi
 	if ! [[ -r /dev/kvm && -w /dev/kvm ]]; then echo tcg; return; fi
 	local cache=${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/tcp_hpcc/kvm-verdict key verdict=tcg
-	key="$(uname -r)|$("$qemu" --version | head -n1)|$kver|$(grep -m1 '^model name' /proc/cpuinfo)"
-	# one line per key, "KEY<tab>VERDICT": the stock, 6.12 and debug
-	# kernels alternate in one make check
+	key="$(uname -r)|$("$qemu" --version | head -n1)|$kver|$(grep -m1 '^model name' /proc/cpuinfo | tr '\t' ' ')"
+	# one line per key, "KEY<tab>VERDICT" (so no tab in KEY): the stock,
+	# 6.12 and debug kernels alternate in one make check
 	if [[ -f $cache ]]; then
 		verdict=$(awk -F '\t' -v k="$key" '$1 == k { v = $2 } END { print v }' "$cache")
 		if [[ $verdict == kvm || $verdict == tcg ]]; then echo "$verdict"; return; fi
