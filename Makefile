@@ -39,7 +39,7 @@ OBJCOPY ?= objcopy
 PAHOLE_FLAGS ?= $(shell PAHOLE=$(PAHOLE) $(KDIR)/scripts/pahole-flags.sh 2>/dev/null)
 
 # Goals that must work without kernel headers (lead: add e.g. unit tests here).
-NOKERNEL_GOALS := deps clean kver unit bench-law check check-debug demo bench sim sim-bench \
+NOKERNEL_GOALS := deps clean kver unit lint bench-law check check-quick check-debug demo bench sim sim-bench \
 	debug-kernel module-debug deb install-setup
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(KVER),)
@@ -51,8 +51,8 @@ endif
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit \
-	check check-debug install bench-law bench-bpf demo-tools demo bench \
+.PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit lint \
+	check check-quick check-debug install bench-law bench-bpf demo-tools demo bench \
 	debug-kernel module-debug sim sim-bench deb install-setup
 
 all: module bpf probe
@@ -177,6 +177,11 @@ unit: tests/unit/test_law tests/unit/test_ctl tests/unit/test_siphash
 	tests/unit/test_ctl
 	tests/unit/test_siphash
 
+# cppcheck on all userspace C and C++, checkpatch (--strict on the module),
+# no function over 80 lines outside the tests: TAP, non-zero on a finding.
+lint:
+	scripts/lint.sh
+
 # Instructions per window-law update, by callgrind.
 bench-law: tests/unit/bench_law
 	scripts/bench-law.sh
@@ -190,10 +195,14 @@ bench-bpf: bpf tests/unit/test_siphash
 	tests/unit/test_siphash --bench
 
 # The README's test command: installs what is missing, builds, runs the
-# unit, BPF and probe tests on this machine and the selftests in the VM,
-# on the stock kernel and on the debug kernel.
+# unit, BPF and probe tests on this machine and the selftests in the VM
+# on Debian's 6.1 and 6.12.
 check:
 	scripts/check.sh
+
+# check with the VM on 6.1 only, for iteration.
+check-quick:
+	scripts/check.sh --quick
 
 # check, and the selftests again on the debug kernel (built once, cached).
 check-debug:

@@ -7,7 +7,8 @@
  *
  * Pure C with no kernel headers, like hpcc_law.h: tcp_hpcc.c and the
  * userspace tests (and the simulation model) run this very code; they add
- * only I/O: clocks, reading TCP's state, sending probes, counting.
+ * only I/O: clocks, reading TCP's state, sending probes, counting. Hence
+ * <stdint.h>'s types, not the kernel's (as in hpcc_law.h).
  *
  * Units: time in ns unless named _us; W in bytes << HPCC_W_SHIFT; rates in
  * bytes/s; windows handed to TCP in segments.

@@ -13,11 +13,15 @@
  *   W, Wc, W_ai    bytes << HPCC_W_SHIFT (1/256 byte resolution)
  *   T, ts          nanoseconds
  *   B              Mbit/s, as carried on the wire
+ *
+ * Userspace compiles it too, so it keeps <stdint.h>'s types (uint64_t, not
+ * u64; scripts/lint.sh checks it --strict but for PREFER_KERNEL_TYPES).
  */
 #ifndef _HPCC_LAW_H
 #define _HPCC_LAW_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/limits.h>
 #ifndef UINT64_MAX
@@ -26,21 +30,24 @@
 #else
 #include <stdbool.h>
 #include <stdint.h>
+#ifndef BIT_ULL
+#define BIT_ULL(nr)	(1ULL << (nr))
+#endif
 #endif
 
 #define HPCC_LAW_MAX_HOPS	8
 
 #define HPCC_U_SHIFT		20
-#define HPCC_U_ONE		(1ULL << HPCC_U_SHIFT)
+#define HPCC_U_ONE		BIT_ULL(HPCC_U_SHIFT)
 /* 2^20 times overloaded is as bad as it gets; keeps every product < 2^63. */
 #define HPCC_U_MAX		(HPCC_U_ONE << 20)
 
 #define HPCC_W_SHIFT		8
 /* Largest window the law represents: 2^32 bytes (4 GiB). */
-#define HPCC_W_LIMIT		(1ULL << (32 + HPCC_W_SHIFT))
+#define HPCC_W_LIMIT		BIT_ULL(32 + HPCC_W_SHIFT)
 
 /* Largest base RTT the law accepts: 2^30 ns (about 1.07 s). */
-#define HPCC_T_LIMIT_NS		(1ULL << 30)
+#define HPCC_T_LIMIT_NS		BIT_ULL(30)
 
 /*
  * A hop sample is ignored, and only remembered, when it is this far from the
@@ -49,8 +56,8 @@
  * reads as a huge unsigned delta). Normal wrap-around of the counters is
  * handled by unsigned subtraction.
  */
-#define HPCC_MAX_GAP_NS		(1ULL << 32)
-#define HPCC_MAX_DTX_BYTES	(1ULL << 50)
+#define HPCC_MAX_GAP_NS		BIT_ULL(32)
+#define HPCC_MAX_DTX_BYTES	BIT_ULL(50)
 
 /* B is in Mbit/s; B bytes/ns = rate_mbps / 8000. */
 #define HPCC_MBPS_PER_BYTE_NS	8000ULL

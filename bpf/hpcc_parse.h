@@ -189,6 +189,45 @@ static __always_inline enum hpcc_link hpcc_link_of(struct __sk_buff *skb)
 	return ip ? HPCC_LINK_RAW_IP : HPCC_LINK_NONE;
 }
 
+/* The link layer of hpcc_parse(): @raw_ip, the packet starts at its IP
+ * header; else at an Ethernet header and up to HPCC_MAX_VLAN_TAGS VLAN
+ * tags. Sets the ethertype (host order) and the L3 offset.
+ */
+static __always_inline int hpcc_parse_l2(struct __sk_buff *skb, bool raw_ip,
+					 __u16 *proto, __u32 *l3_off)
+{
+	void *data = hpcc_data(skb), *data_end = hpcc_data_end(skb);
+	struct hpcc_eth *eth = data;
+	__u32 i;
+
+	if (raw_ip) {
+		*proto = bpf_ntohs(skb->protocol);
+		*l3_off = 0;
+		return 0;
+	}
+	if ((void *)(eth + 1) > data_end)
+		return -1;
+	*proto = bpf_ntohs(eth->proto);
+	*l3_off = HPCC_ETH_HLEN;
+	for (i = 0; i < HPCC_MAX_VLAN_TAGS; i++) {
+		struct hpcc_vlan *vh;
+
+		if (*proto != HPCC_ETH_P_8021Q &&
+		    *proto != HPCC_ETH_P_8021AD)
+			break;
+		if (hpcc_need_linear(skb, *l3_off + sizeof(*vh)))
+			return -1;
+		data = hpcc_data(skb);
+		data_end = hpcc_data_end(skb);
+		vh = data + *l3_off;
+		if ((void *)(vh + 1) > data_end)
+			return -1;
+		*proto = bpf_ntohs(vh->proto);
+		*l3_off += sizeof(*vh);
+	}
+	return 0;
+}
+
 /* Cheap shape test done on every packet: is it a TCP segment with no
  * control flags (IPv4 without fragmentation, IPv6 without extension
  * headers)? Anything else is no HPCC candidate. @raw_ip: the packet
@@ -202,38 +241,11 @@ static __always_inline int hpcc_parse(struct __sk_buff *skb,
 {
 	void *data, *data_end;
 	struct hpcc_tcph *th;
-	__u32 l3_len, iphl, thl, l3_off, l4_off, i;
+	__u32 l3_len, iphl, thl, l3_off, l4_off;
 	__u16 proto;
 
-	data = hpcc_data(skb);
-	data_end = hpcc_data_end(skb);
-	if (raw_ip) {
-		proto = bpf_ntohs(skb->protocol);
-		l3_off = 0;
-	} else {
-		struct hpcc_eth *eth = data;
-
-		if ((void *)(eth + 1) > data_end)
-			return -1;
-		proto = bpf_ntohs(eth->proto);
-		l3_off = HPCC_ETH_HLEN;
-		for (i = 0; i < HPCC_MAX_VLAN_TAGS; i++) {
-			struct hpcc_vlan *vh;
-
-			if (proto != HPCC_ETH_P_8021Q &&
-			    proto != HPCC_ETH_P_8021AD)
-				break;
-			if (hpcc_need_linear(skb, l3_off + sizeof(*vh)))
-				return -1;
-			data = hpcc_data(skb);
-			data_end = hpcc_data_end(skb);
-			vh = data + l3_off;
-			if ((void *)(vh + 1) > data_end)
-				return -1;
-			proto = bpf_ntohs(vh->proto);
-			l3_off += sizeof(*vh);
-		}
-	}
+	if (hpcc_parse_l2(skb, raw_ip, &proto, &l3_off))
+		return -1;
 	p->l3_off = l3_off;
 	p->eth = !raw_ip;
 

@@ -607,94 +607,95 @@ def write_dat(path, rows):
             f.write('\n')
 
 
-def make_plots(outdir, data, env, ccs, pooled):
-    """Write gnuplot data and scripts; run gnuplot if present. Returns the
-    list of PNGs made (empty without gnuplot)."""
-    pdir = os.path.join(outdir, 'plots')
-    os.makedirs(pdir, exist_ok=True)
-    scripts = []
+def queue_plot(pdir, scen, present, data, env):
+    """Queue over time (repetition 1), one panel per CC, shared y range:
+    the .dat files and the gnuplot script's lines."""
+    ymax = 1.0
+    for cc in present:
+        q = data[(scen, cc, 1)]['queue']
+        write_dat(os.path.join(pdir, 'queue_%s_%s.dat' % (scen, cc)),
+                  [(float(r['t']), float(r['backlog']) / 1e3) for r in q
+                   if r['dev'] == 'r2d1'])
+        ymax = max([ymax] + [float(r['backlog']) / 1e3 for r in q])
+    dur = max(data[(scen, cc, 1)]['duration'] for cc in present)
+    gp = ['set terminal png size 1000,%d noenhanced' % (170 * len(present) + 80),
+          "set output 'queue_%s.png'" % scen,
+          'set multiplot layout %d,1 title "%s: bottleneck queue r2d1 '
+          '(%g Mbit/s, buffer %s B), repetition 1"' % (
+              len(present), scen, env.rate_bps / 1e6, env.raw.get('buffer_bytes', '?')),
+          'set xrange [0:%g]' % dur, 'set yrange [0:%g]' % (ymax * 1.05),
+          'set ylabel "backlog (KB)"', 'set grid', 'set key outside right top',
+          'set lmargin at screen 0.08', 'set rmargin at screen 0.85']
+    for i, cc in enumerate(present):
+        if i == len(present) - 1:
+            gp.append('set xlabel "time (s)"')
+        gp.append("plot 'queue_%s_%s.dat' using 1:2 with lines lw 1 title '%s'" % (
+            scen, cc, cc))
+    gp.append('unset multiplot')
+    return gp
+
+
+def tput_plot(pdir, scen, present, data, env):
+    """Per-flow throughput (long, stagger, incast's long flow), one panel
+    per CC: the .dat files and the gnuplot script's lines."""
     rate = env.rate_bps
-    for scen in SCEN_ORDER:
-        present = [cc for cc in ccs if (scen, cc, 1) in data]
-        if not present:
-            continue
-        # queue over time (repetition 1), one panel per CC, shared y range
-        ymax = 1.0
-        for cc in present:
-            q = data[(scen, cc, 1)]['queue']
-            write_dat(os.path.join(pdir, 'queue_%s_%s.dat' % (scen, cc)),
-                      [(float(r['t']), float(r['backlog']) / 1e3) for r in q
-                       if r['dev'] == 'r2d1'])
-            ymax = max([ymax] + [float(r['backlog']) / 1e3 for r in q])
-        dur = max(data[(scen, cc, 1)]['duration'] for cc in present)
-        gp = ['set terminal png size 1000,%d noenhanced' % (170 * len(present) + 80),
-              "set output 'queue_%s.png'" % scen,
-              'set multiplot layout %d,1 title "%s: bottleneck queue r2d1 '
-              '(%g Mbit/s, buffer %s B), repetition 1"' % (
-                  len(present), scen, rate / 1e6, env.raw.get('buffer_bytes', '?')),
-              'set xrange [0:%g]' % dur, 'set yrange [0:%g]' % (ymax * 1.05),
-              'set ylabel "backlog (KB)"', 'set grid', 'set key outside right top',
-              'set lmargin at screen 0.08', 'set rmargin at screen 0.85']
-        for i, cc in enumerate(present):
-            if i == len(present) - 1:
-                gp.append('set xlabel "time (s)"')
-            gp.append("plot 'queue_%s_%s.dat' using 1:2 with lines lw 1 title '%s'" % (
-                scen, cc, cc))
-        gp.append('unset multiplot')
-        scripts.append(('queue_%s' % scen, gp))
+    dur = max(data[(scen, cc, 1)]['duration'] for cc in present)
+    gp = ['set terminal png size 1000,%d noenhanced' % (170 * len(present) + 80),
+          "set output 'tput_%s.png'" % scen,
+          'set multiplot layout %d,1 title "%s: per-flow goodput (TCP_INFO '
+          'bytes acked), repetition 1"' % (len(present), scen),
+          'set xrange [0:%g]' % dur, 'set yrange [0:%g]' % (rate / 1e6 * 1.1),
+          'set ylabel "Mbit/s"', 'set grid', 'set key outside right top',
+          'set lmargin at screen 0.08', 'set rmargin at screen 0.85']
+    for i, cc in enumerate(present):
+        series = flow_series(data[(scen, cc, 1)]['samples'])
+        plots = []
+        for tag in sorted(series):
+            # 4-sample (about 200 ms) averages: TCG makes single
+            # 50 ms intervals jumpy
+            s = series[tag][::4] + ([series[tag][-1]] if len(series[tag]) % 4 != 1 else [])
+            dat = 'tput_%s_%s_%s.dat' % (scen, cc, tag)
+            write_dat(os.path.join(pdir, dat), throughput_series(s))
+            plots.append("'%s' using 1:2 with lines lw 2 title '%s %s'" % (
+                dat, cc, tag))
+        if i == len(present) - 1:
+            gp.append('set xlabel "time (s)"')
+        gp.append('plot ' + ', '.join(plots) if plots else
+                  'plot 0 notitle')
+    gp.append('unset multiplot')
+    return gp
 
-        # per-flow throughput (long, stagger, incast's long flow)
-        if scen in ('long', 'stagger', 'incast'):
-            gp = ['set terminal png size 1000,%d noenhanced' % (170 * len(present) + 80),
-                  "set output 'tput_%s.png'" % scen,
-                  'set multiplot layout %d,1 title "%s: per-flow goodput (TCP_INFO '
-                  'bytes acked), repetition 1"' % (len(present), scen),
-                  'set xrange [0:%g]' % dur, 'set yrange [0:%g]' % (rate / 1e6 * 1.1),
-                  'set ylabel "Mbit/s"', 'set grid', 'set key outside right top',
-                  'set lmargin at screen 0.08', 'set rmargin at screen 0.85']
-            for i, cc in enumerate(present):
-                series = flow_series(data[(scen, cc, 1)]['samples'])
-                plots = []
-                for tag in sorted(series):
-                    # 4-sample (about 200 ms) averages: TCG makes single
-                    # 50 ms intervals jumpy
-                    s = series[tag][::4] + ([series[tag][-1]] if len(series[tag]) % 4 != 1 else [])
-                    dat = 'tput_%s_%s_%s.dat' % (scen, cc, tag)
-                    write_dat(os.path.join(pdir, dat), throughput_series(s))
-                    plots.append("'%s' using 1:2 with lines lw 2 title '%s %s'" % (
-                        dat, cc, tag))
-                if i == len(present) - 1:
-                    gp.append('set xlabel "time (s)"')
-                gp.append('plot ' + ', '.join(plots) if plots else
-                          'plot 0 notitle')
-            gp.append('unset multiplot')
-            scripts.append(('tput_%s' % scen, gp))
 
-    # FCT slowdown by size bucket (websearch), p50 and p99, log scale
-    if pooled:
-        rows = slowdown_table(pooled, ccs)
-        names = [b[2] for b in BUCKETS]
-        for cc in ccs:
-            r = [x for x in rows if x[0] == cc and x[1] in names]
-            write_dat(os.path.join(pdir, 'slowdown_%s.dat' % cc),
-                      [(i, x[1], x[2], x[3] or 'NaN', x[4] or 'NaN', x[5] or 'NaN')
-                       for i, x in enumerate(r)])
-        gp = ['set terminal png size 1000,450 noenhanced', "set output 'slowdown.png'",
-              'set multiplot layout 1,2 title "websearch: FCT slowdown by flow size '
-              '(load %s, pooled over repetitions)"' % env.raw.get('ws_load', '?'),
-              'set datafile missing "NaN"',
-              'set logscale y', 'set grid', 'set xrange [-0.5:%g]' % (len(names) - 0.5),
-              'set xtics (%s)' % ', '.join('"%s" %d' % (n, i) for i, n in enumerate(names)),
-              'set xlabel "flow size"', 'set key top left']
-        for col, title in ((4, 'p50'), (6, 'p99')):
-            gp.append('set ylabel "%s slowdown (FCT / ideal)"' % title)
-            gp.append('set title "%s"' % title)
-            gp.append('plot ' + ', '.join(
-                "'slowdown_%s.dat' using 1:%d with linespoints lw 2 pt 7 title '%s'" % (
-                    cc, col, cc) for cc in ccs))
-        gp.append('unset multiplot')
-        scripts.append(('slowdown', gp))
+def slowdown_plot(pdir, pooled, env, ccs):
+    """FCT slowdown by size bucket (websearch), p50 and p99, log scale:
+    the .dat files and the gnuplot script's lines."""
+    rows = slowdown_table(pooled, ccs)
+    names = [b[2] for b in BUCKETS]
+    for cc in ccs:
+        r = [x for x in rows if x[0] == cc and x[1] in names]
+        write_dat(os.path.join(pdir, 'slowdown_%s.dat' % cc),
+                  [(i, x[1], x[2], x[3] or 'NaN', x[4] or 'NaN', x[5] or 'NaN')
+                   for i, x in enumerate(r)])
+    gp = ['set terminal png size 1000,450 noenhanced', "set output 'slowdown.png'",
+          'set multiplot layout 1,2 title "websearch: FCT slowdown by flow size '
+          '(load %s, pooled over repetitions)"' % env.raw.get('ws_load', '?'),
+          'set datafile missing "NaN"',
+          'set logscale y', 'set grid', 'set xrange [-0.5:%g]' % (len(names) - 0.5),
+          'set xtics (%s)' % ', '.join('"%s" %d' % (n, i) for i, n in enumerate(names)),
+          'set xlabel "flow size"', 'set key top left']
+    for col, title in ((4, 'p50'), (6, 'p99')):
+        gp.append('set ylabel "%s slowdown (FCT / ideal)"' % title)
+        gp.append('set title "%s"' % title)
+        gp.append('plot ' + ', '.join(
+            "'slowdown_%s.dat' using 1:%d with linespoints lw 2 pt 7 title '%s'" % (
+                cc, col, cc) for cc in ccs))
+    gp.append('unset multiplot')
+    return gp
 
+
+def run_gnuplot(pdir, scripts):
+    """Each (name, lines) script written to PDIR and run by gnuplot if
+    present; returns the PNGs made."""
     made = []
     gnuplot = shutil.which('gnuplot')
     for name, lines in scripts:
@@ -713,6 +714,24 @@ def make_plots(outdir, data, env, ccs, pooled):
         print('analyze: gnuplot not installed: scripts in %s, no PNGs' % pdir,
               file=sys.stderr)
     return made
+
+
+def make_plots(outdir, data, env, ccs, pooled):
+    """Write gnuplot data and scripts; run gnuplot if present. Returns the
+    list of PNGs made (empty without gnuplot)."""
+    pdir = os.path.join(outdir, 'plots')
+    os.makedirs(pdir, exist_ok=True)
+    scripts = []
+    for scen in SCEN_ORDER:
+        present = [cc for cc in ccs if (scen, cc, 1) in data]
+        if not present:
+            continue
+        scripts.append(('queue_%s' % scen, queue_plot(pdir, scen, present, data, env)))
+        if scen in ('long', 'stagger', 'incast'):
+            scripts.append(('tput_%s' % scen, tput_plot(pdir, scen, present, data, env)))
+    if pooled:
+        scripts.append(('slowdown', slowdown_plot(pdir, pooled, env, ccs)))
+    return run_gnuplot(pdir, scripts)
 
 
 # ---- report -------------------------------------------------------------------------
@@ -830,33 +849,18 @@ def host_info(outdir=None):
     return out
 
 
-def main(argv):
-    args = [a for a in argv[1:] if not a.startswith('--')]
-    plots = '--no-plots' not in argv
-    bench_md = None
-    if '--bench-md' in argv:
-        bench_md = argv[argv.index('--bench-md') + 1]
-        args.remove(bench_md)
-    if len(args) != 2:
-        print(__doc__.split('\n\n')[0] + '\n\nusage: analyze.py CONSOLE_LOG OUTDIR '
-              '[--no-plots] [--bench-md PATH]', file=sys.stderr)
-        return 2
-    log, outdir = args
-    with open(log, errors='replace') as f:
-        files, bad = extract_csv(f)
-    if bad:
-        print('analyze: %d malformed @@csv lines skipped' % bad, file=sys.stderr)
-    if 'runs.csv' not in files:
-        print('analyze: no runs in %s' % log, file=sys.stderr)
-        return 1
+def write_raw(outdir, files):
+    """Every extracted CSV as OUTDIR/raw/NAME."""
     for name, rows in files.items():
         path = os.path.join(outdir, 'raw', name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, 'w') as f:
             f.write('\n'.join(rows) + '\n')
 
-    envd, runs, data = load(files)
-    env = Env(envd)
+
+def all_metrics(data, env):
+    """Each run's metrics, by (scen, cc, rep) and listed by (scen, cc); the
+    websearch slowdowns pooled by cc; repetitions by scenario and cc."""
     per_run, pooled, nreps, per_run_metrics = {}, {}, {}, {}
     for (scen, cc, rep), run in sorted(data.items()):
         m = run_metrics(scen, run, env)
@@ -865,14 +869,11 @@ def main(argv):
         nreps.setdefault(scen, {})[cc] = nreps.get(scen, {}).get(cc, 0) + 1
         if scen == 'websearch':
             pooled.setdefault(cc, []).extend(run_slowdowns(run['flows'], env))
-    agg = aggregate(per_run)
-    ccs = order_ccs({cc for (sc, cc) in per_run if sc != SWEEP})
-    scens = [s for s in SCEN_ORDER if s in nreps]
-    sweep_labels = []		# in the order they ran
-    for r in runs:
-        if r['scenario'] == SWEEP and r['cc'] not in sweep_labels:
-            sweep_labels.append(r['cc'])
+    return per_run, pooled, nreps, per_run_metrics
 
+
+def write_csvs(outdir, agg, per_run_metrics, sd_rows):
+    """summary.csv, runs_metrics.csv and slowdown.csv."""
     with open(os.path.join(outdir, 'summary.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(['scenario', 'cc', 'metric', 'mean', 'min', 'max', 'sd', 'n_runs'])
@@ -885,13 +886,15 @@ def main(argv):
         for (sc, cc, rep), m in sorted(per_run_metrics.items()):
             for k, v in sorted(m.items()):
                 w.writerow([sc, cc, rep, k, '' if v is None else '%.6g' % v])
-    sd_rows = slowdown_table(pooled, ccs) if pooled else []
     with open(os.path.join(outdir, 'slowdown.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(['cc', 'bucket', 'n', 'p50', 'p95', 'p99'])
         for r in sd_rows:
             w.writerow(list(r[:3]) + ['' if x is None else '%.4g' % x for x in r[3:]])
 
+
+def table_head(envd, ccs, runs):
+    """The table's first lines, and which column is hpcc's (None if none)."""
     head = ['Demo: %s Mbit/s bottleneck, base RTT %s ms (netem %s ms), buffer %s B, '
             'ECN K %s B (dctcp only); kernel %s' % (
                 envd.get('rate_mbit'), envd.get('base_rtt_ms'), envd.get('netem_delay_ms'),
@@ -911,17 +914,73 @@ def main(argv):
     if any(r['cc'] in ('bbr', 'hpcc') for r in runs):
         head.append('Paced CCs (bbr, hpcc) suffer most when the host is busy (TCG): '
                     'check the spread and emulator stalls.')
+    return head, hpcc
+
+
+def slowdown_text(sd_rows, ccs):
+    """The table's websearch slowdown section."""
+    text = '\n\n== websearch FCT slowdown by flow size (pooled; n p50 p95 p99)\n'
+    text += ''.ljust(12) + ''.join(cc.rjust(26) for cc in ccs) + '\n'
+    for _, _, name in BUCKETS + [(0, 0, '<100K')]:
+        cells = []
+        for cc in ccs:
+            r = [x for x in sd_rows if x[0] == cc and x[1] == name][0]
+            cells.append(('%d %s' % (r[2], ' '.join('-' if x is None else '%.1f' % x
+                                                    for x in r[3:]))).rjust(26))
+        text += name.ljust(12) + ''.join(cells) + '\n'
+    return text
+
+
+def targets_text(tgts, evidence, hpcc):
+    """The table's targets section."""
+    text = '\n\n== targets (%s against the others; reported, not asserted)\n' % hpcc
+    for name, v, thr, met in tgts:
+        text += '%-66s %8s  %-7s %s\n' % (
+            name, '-' if v is None else '%.3f' % v, thr,
+            'not measured' if met is None else ('met' if met else 'MISSED'))
+    for name, ev in evidence:
+        text += 'MISSED %s: %s\n' % (name, ev)
+    return text
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith('--')]
+    plots = '--no-plots' not in argv
+    bench_md = None
+    if '--bench-md' in argv:
+        bench_md = argv[argv.index('--bench-md') + 1]
+        args.remove(bench_md)
+    if len(args) != 2:
+        print(__doc__.split('\n\n')[0] + '\n\nusage: analyze.py CONSOLE_LOG OUTDIR '
+              '[--no-plots] [--bench-md PATH]', file=sys.stderr)
+        return 2
+    log, outdir = args
+    with open(log, errors='replace') as f:
+        files, bad = extract_csv(f)
+    if bad:
+        print('analyze: %d malformed @@csv lines skipped' % bad, file=sys.stderr)
+    if 'runs.csv' not in files:
+        print('analyze: no runs in %s' % log, file=sys.stderr)
+        return 1
+    write_raw(outdir, files)
+
+    envd, runs, data = load(files)
+    env = Env(envd)
+    per_run, pooled, nreps, per_run_metrics = all_metrics(data, env)
+    agg = aggregate(per_run)
+    ccs = order_ccs({cc for (sc, cc) in per_run if sc != SWEEP})
+    scens = [s for s in SCEN_ORDER if s in nreps]
+    sweep_labels = []		# in the order they ran
+    for r in runs:
+        if r['scenario'] == SWEEP and r['cc'] not in sweep_labels:
+            sweep_labels.append(r['cc'])
+    sd_rows = slowdown_table(pooled, ccs) if pooled else []
+    write_csvs(outdir, agg, per_run_metrics, sd_rows)
+
+    head, hpcc = table_head(envd, ccs, runs)
     table = '\n'.join(head) + '\n' + format_table(agg, ccs, scens, nreps)
     if sd_rows:
-        table += '\n\n== websearch FCT slowdown by flow size (pooled; n p50 p95 p99)\n'
-        table += ''.ljust(12) + ''.join(cc.rjust(26) for cc in ccs) + '\n'
-        for _, _, name in BUCKETS + [(0, 0, '<100K')]:
-            cells = []
-            for cc in ccs:
-                r = [x for x in sd_rows if x[0] == cc and x[1] == name][0]
-                cells.append(('%d %s' % (r[2], ' '.join('-' if x is None else '%.1f' % x
-                                                        for x in r[3:]))).rjust(26))
-            table += name.ljust(12) + ''.join(cells) + '\n'
+        table += slowdown_text(sd_rows, ccs)
     if sweep_labels:
         table += ('\n\n== sensitivity sweep: hpcc, long scenario, one parameter changed '
                   '(repetitions: %d)\n' % max(nreps[SWEEP].values()))
@@ -929,13 +988,7 @@ def main(argv):
     tgts = targets(agg, hpcc) if hpcc else []
     evidence = miss_evidence(tgts, agg, hpcc, sweep_labels, env) if tgts else []
     if tgts:
-        table += '\n\n== targets (%s against the others; reported, not asserted)\n' % hpcc
-        for name, v, thr, met in tgts:
-            table += '%-66s %8s  %-7s %s\n' % (
-                name, '-' if v is None else '%.3f' % v, thr,
-                'not measured' if met is None else ('met' if met else 'MISSED'))
-        for name, ev in evidence:
-            table += 'MISSED %s: %s\n' % (name, ev)
+        table += targets_text(tgts, evidence, hpcc)
     with open(os.path.join(outdir, 'table.txt'), 'w') as f:
         f.write(table + '\n')
     print(table)

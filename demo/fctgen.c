@@ -191,14 +191,58 @@ static uint64_t be64_get(const unsigned char *p)
 
 static int send_all(int fd, const void *p, size_t n)
 {
-	ssize_t w;
-
 	while (n) {
-		w = send(fd, p, n, MSG_NOSIGNAL);
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
 		if (w <= 0)
 			return -1;
 		p = (const char *)p + w;
 		n -= w;
+	}
+	return 0;
+}
+
+/* A long flow: sends for its duration, sampled, then its FIN; -1 on error */
+static int send_long(struct flow *f, int fd)
+{
+	double end = f->t_start + f->dur, next = f->t_start;
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	for (;;) {
+		double t = now(), wait;
+		ssize_t w;
+
+		if (t >= end)
+			break;
+		if (t >= next) {
+			sample(f, fd);
+			next += sample_ms / 1e3;
+			if (next < t)
+				next = t + sample_ms / 1e3;
+		}
+		wait = (next < end ? next : end) - t;
+		if (poll(&p, 1, (int)(wait * 1e3) + 1) <= 0)
+			continue;
+		w = send(fd, zeros, CHUNK, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w < 0 && errno != EAGAIN)
+			return -1;
+		if (w > 0)
+			f->sent += w;
+	}
+	sample(f, fd);
+	shutdown(fd, SHUT_WR);
+	return 0;
+}
+
+/* A flow of a size: its bytes; -1 on error */
+static int send_sized(struct flow *f, int fd)
+{
+	while (f->sent < f->size) {
+		size_t n = f->size - f->sent < CHUNK ? f->size - f->sent : CHUNK;
+
+		if (send_all(fd, zeros, n))
+			return -1;
+		f->sent += n;
 	}
 	return 0;
 }
@@ -219,42 +263,8 @@ static void *run_flow(void *arg)
 	be64_put(hdr, f->size);
 	if (send_all(fd, hdr, sizeof(hdr)))
 		goto err;
-	if (f->size != UNBOUNDED) {
-		while (f->sent < f->size) {
-			size_t n = f->size - f->sent < CHUNK ? f->size - f->sent : CHUNK;
-
-			if (send_all(fd, zeros, n))
-				goto err;
-			f->sent += n;
-		}
-	} else {
-		double end = f->t_start + f->dur, next = f->t_start;
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
-
-		for (;;) {
-			double t = now();
-			ssize_t w;
-
-			if (t >= end)
-				break;
-			if (t >= next) {
-				sample(f, fd);
-				next += sample_ms / 1e3;
-				if (next < t)
-					next = t + sample_ms / 1e3;
-			}
-			double wait = (next < end ? next : end) - t;
-			if (poll(&p, 1, (int)(wait * 1e3) + 1) <= 0)
-				continue;
-			w = send(fd, zeros, CHUNK, MSG_DONTWAIT | MSG_NOSIGNAL);
-			if (w < 0 && errno != EAGAIN)
-				goto err;
-			if (w > 0)
-				f->sent += w;
-		}
-		sample(f, fd);
-		shutdown(fd, SHUT_WR);
-	}
+	if (f->size != UNBOUNDED ? send_sized(f, fd) : send_long(f, fd))
+		goto err;
 	if (recv(fd, &c, 1, 0) != 1)
 		goto err;
 	f->t_end = now();
@@ -281,145 +291,173 @@ static int csv_split(char *s, const char **out, int max)
 	return n;
 }
 
-static int do_client(int argc, char **argv)
-{
+/* The client's options (the comment at the top). */
+struct client_opts {
 	const char *dsts[64];
-	int ndst = 0, nflows = 0, cap = 0, i, seed = 1;
-	struct flow *fl = NULL;
-	double drain = 10, at = 0, long_dur = -1, last = 0;
-	char *burst = NULL, *poisson = NULL;
-	pthread_attr_t attr;
+	int ndst, seed;
+	double drain, at, long_dur;
+	char *burst, *poisson;
+};
+
+static void parse_client(int argc, char **argv, struct client_opts *o)
+{
+	int i;
 
 	for (i = 2; i < argc; i++) {
-		const char *o = argv[i];
+		const char *k = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!v)
 			die("option without a value");
 		i++;
-		if (!strcmp(o, "-d")) {
+		if (!strcmp(k, "-d")) {
 			char *s = strdup(v);
-			ndst = csv_split(s, dsts, 64);
-		} else if (!strcmp(o, "-p"))
+
+			o->ndst = csv_split(s, o->dsts, 64);
+		} else if (!strcmp(k, "-p")) {
 			port = atoi(v);
-		else if (!strcmp(o, "-C"))
+		} else if (!strcmp(k, "-C")) {
 			cc_name = v;
-		else if (!strcmp(o, "--t0"))
+		} else if (!strcmp(k, "--t0")) {
 			t0 = atof(v);
-		else if (!strcmp(o, "--tag"))
+		} else if (!strcmp(k, "--tag")) {
 			tag = v;
-		else if (!strcmp(o, "--seed"))
-			seed = atoi(v);
-		else if (!strcmp(o, "--drain"))
-			drain = atof(v);
-		else if (!strcmp(o, "--samples")) {
+		} else if (!strcmp(k, "--seed")) {
+			o->seed = atoi(v);
+		} else if (!strcmp(k, "--drain")) {
+			o->drain = atof(v);
+		} else if (!strcmp(k, "--samples")) {
 			samples = fopen(v, "w");
 			if (!samples)
 				die("cannot open the samples file");
-		} else if (!strcmp(o, "--sample-ms"))
+		} else if (!strcmp(k, "--sample-ms")) {
 			sample_ms = atoi(v) > 0 ? atoi(v) : 100;
-		else if (!strcmp(o, "--long"))
-			long_dur = atof(v);
-		else if (!strcmp(o, "--at"))
-			at = atof(v);
-		else if (!strcmp(o, "--burst"))
-			burst = strdup(v);
-		else if (!strcmp(o, "--poisson"))
-			poisson = strdup(v);
-		else
+		} else if (!strcmp(k, "--long")) {
+			o->long_dur = atof(v);
+		} else if (!strcmp(k, "--at")) {
+			o->at = atof(v);
+		} else if (!strcmp(k, "--burst")) {
+			o->burst = strdup(v);
+		} else if (!strcmp(k, "--poisson")) {
+			o->poisson = strdup(v);
+		} else {
 			die("unknown client option (see the comment at the top of fctgen.c)");
-	}
-	if (!ndst)
-		die("client needs -d ADDR");
-	if (!t0)
-		t0 = now();
-	rng_state = 0x5eed0000ULL + (uint64_t)seed;
-
-#define ADD(dst_, size_, start_, dur_) do {					\
-		if (nflows == cap) {						\
-			cap = cap ? 2 * cap : 64;				\
-			fl = realloc(fl, cap * sizeof(*fl));			\
-			if (!fl)						\
-				die("out of memory");				\
-		}								\
-		fl[nflows] = (struct flow){ .id = nflows, .dst = (dst_),	\
-			.size = (size_), .start = (start_), .dur = (dur_),	\
-			.status = "unfinished" };				\
-		nflows++;							\
-	} while (0)
-
-	if (long_dur > 0) {
-		ADD(dsts[0], UNBOUNDED, at, long_dur);
-		last = at + long_dur;
-	} else if (burst) {
-		const char *b[5];
-		int nb = csv_split(burst, b, 5), n, count = 1, k, j;
-		double every = 0, when;
-		uint64_t size;
-
-		if (nb != 3 && nb != 5)
-			die("--burst N,SIZE,AT[,EVERY,COUNT]");
-		n = atoi(b[0]);
-		size = strtoull(b[1], NULL, 0);
-		when = atof(b[2]);
-		if (nb == 5) {
-			every = atof(b[3]);
-			count = atoi(b[4]);
 		}
-		for (k = 0; k < count; k++)
-			for (j = 0; j < n; j++)
-				ADD(dsts[j % ndst], size, when + k * every, 0);
-		last = when + (count - 1) * every;
-	} else if (poisson) {
-		const char *p[3];
-		double load, rate, dur, mean_gap, t = 0;
-
-		if (csv_split(poisson, p, 3) != 3)
-			die("--poisson LOAD,MBIT,DUR");
-		load = atof(p[0]);
-		rate = atof(p[1]) * 1e6 / 8;	/* bytes/s per destination */
-		dur = atof(p[2]);
-		if (load <= 0 || rate <= 0)
-			die("--poisson: LOAD and MBIT must be > 0");
-		/* ndst destinations, each offered LOAD of its link */
-		mean_gap = ws_mean() / (load * rate * ndst);
-		for (;;) {
-			t += -log(1 - rng_unit()) * mean_gap;
-			if (t >= dur)
-				break;
-			ADD(dsts[rng_next() % ndst], ws_sample(), at + t, 0);
-			last = at + t;
-		}
-	} else {
-		die("client needs a mode: --long, --burst or --poisson");
 	}
+}
+
+/* The flows to run, in the order of their starts. */
+struct flows {
+	struct flow *fl;
+	int n, cap;
+};
+
+static void flow_add(struct flows *fs, const char *dst, uint64_t size,
+		     double start, double dur)
+{
+	if (fs->n == fs->cap) {
+		fs->cap = fs->cap ? 2 * fs->cap : 64;
+		fs->fl = realloc(fs->fl, fs->cap * sizeof(*fs->fl));
+		if (!fs->fl)
+			die("out of memory");
+	}
+	fs->fl[fs->n] = (struct flow){ .id = fs->n, .dst = dst, .size = size,
+				       .start = start, .dur = dur,
+				       .status = "unfinished" };
+	fs->n++;
+}
+
+/* --burst N,SIZE,AT[,EVERY,COUNT]; returns the last start */
+static double plan_burst(struct flows *fs, const struct client_opts *o)
+{
+	const char *b[5];
+	int nb = csv_split(o->burst, b, 5), n, count = 1, k, j;
+	double every = 0, when;
+	uint64_t size;
+
+	if (nb != 3 && nb != 5)
+		die("--burst N,SIZE,AT[,EVERY,COUNT]");
+	n = atoi(b[0]);
+	size = strtoull(b[1], NULL, 0);
+	when = atof(b[2]);
+	if (nb == 5) {
+		every = atof(b[3]);
+		count = atoi(b[4]);
+	}
+	for (k = 0; k < count; k++)
+		for (j = 0; j < n; j++)
+			flow_add(fs, o->dsts[j % o->ndst], size, when + k * every, 0);
+	return when + (count - 1) * every;
+}
+
+/* --poisson LOAD,MBIT,DUR; returns the last start */
+static double plan_poisson(struct flows *fs, const struct client_opts *o)
+{
+	const char *p[3];
+	double load, rate, dur, mean_gap, t = 0, last = 0;
+
+	if (csv_split(o->poisson, p, 3) != 3)
+		die("--poisson LOAD,MBIT,DUR");
+	load = atof(p[0]);
+	rate = atof(p[1]) * 1e6 / 8;	/* bytes/s per destination */
+	dur = atof(p[2]);
+	if (load <= 0 || rate <= 0)
+		die("--poisson: LOAD and MBIT must be > 0");
+	/* ndst destinations, each offered LOAD of its link */
+	mean_gap = ws_mean() / (load * rate * o->ndst);
+	for (;;) {
+		const char *dst;
+
+		t += -log(1 - rng_unit()) * mean_gap;
+		if (t >= dur)
+			break;
+		/* the destination's draw first, then the size's */
+		dst = o->dsts[rng_next() % o->ndst];
+		flow_add(fs, dst, ws_sample(), o->at + t, 0);
+		last = o->at + t;
+	}
+	return last;
+}
+
+/* Each flow started on time in a thread of its own; all waited for, but
+ * no longer than @drain s after the last start (@last).
+ */
+static void run_flows(struct flows *fs, double last, double drain)
+{
+	pthread_attr_t attr;
+	int i;
 
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 128 * 1024);
-	for (i = 0; i < nflows; i++) {
-		sleep_until(t0 + fl[i].start);
-		if (pthread_create(&fl[i].th, &attr, run_flow, &fl[i])) {
-			fl[i].status = "thread";
-			fl[i].th = 0;
+	for (i = 0; i < fs->n; i++) {
+		sleep_until(t0 + fs->fl[i].start);
+		if (pthread_create(&fs->fl[i].th, &attr, run_flow, &fs->fl[i])) {
+			fs->fl[i].status = "thread";
+			fs->fl[i].th = 0;
 		}
 	}
-	/* wait for all, but no longer than DRAIN after the last start
-	 * (pthread_timedjoin_np takes a CLOCK_REALTIME deadline) */
-	for (i = 0; i < nflows; i++) {
+	/* pthread_timedjoin_np takes a CLOCK_REALTIME deadline */
+	for (i = 0; i < fs->n; i++) {
 		double left = t0 + last + drain - now(), d;
 		struct timespec ts;
 
-		if (!fl[i].th || left <= 0)
+		if (!fs->fl[i].th || left <= 0)
 			continue;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		d = ts.tv_sec + ts.tv_nsec / 1e9 + left;
 		ts.tv_sec = (time_t)d;
 		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
-		pthread_timedjoin_np(fl[i].th, NULL, &ts);
+		pthread_timedjoin_np(fs->fl[i].th, NULL, &ts);
 	}
+}
+
+static void print_flows(const struct flows *fs)
+{
+	int i;
+
 	pthread_mutex_lock(&out_lock);
-	for (i = 0; i < nflows; i++) {
-		struct flow *f = &fl[i];
+	for (i = 0; i < fs->n; i++) {
+		const struct flow *f = &fs->fl[i];
 		int done = f->t_end > 0 && !strcmp(f->status, "ok");
 		uint64_t size = f->size == UNBOUNDED ? f->sent : f->size;
 		double st = f->t_start > 0 ? f->t_start - t0 : f->start;
@@ -435,6 +473,32 @@ static int do_client(int argc, char **argv)
 	fflush(stdout);
 	if (samples)
 		fflush(samples);
+}
+
+static int do_client(int argc, char **argv)
+{
+	struct client_opts o = { .seed = 1, .drain = 10, .long_dur = -1 };
+	struct flows fs = {};
+	double last;
+
+	parse_client(argc, argv, &o);
+	if (!o.ndst)
+		die("client needs -d ADDR");
+	if (!t0)
+		t0 = now();
+	rng_state = 0x5eed0000ULL + (uint64_t)o.seed;
+	if (o.long_dur > 0) {
+		flow_add(&fs, o.dsts[0], UNBOUNDED, o.at, o.long_dur);
+		last = o.at + o.long_dur;
+	} else if (o.burst) {
+		last = plan_burst(&fs, &o);
+	} else if (o.poisson) {
+		last = plan_poisson(&fs, &o);
+	} else {
+		die("client needs a mode: --long, --burst or --poisson");
+	}
+	run_flows(&fs, last, o.drain);
+	print_flows(&fs);
 	_exit(0);	/* unfinished flow threads may still be blocked */
 }
 
@@ -482,9 +546,7 @@ static int do_server(int argc, char **argv)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	pthread_attr_t attr;
-	int lfd, one = 1;
-
-	int i;
+	int lfd, one = 1, i;
 
 	for (i = 2; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "-p"))
@@ -500,7 +562,8 @@ static int do_server(int argc, char **argv)
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* accepted sockets inherit the listener's congestion control: the
-	 * receiver side of DCTCP must be dctcp too (its ECE echo) */
+	 * receiver side of DCTCP must be dctcp too (its ECE echo)
+	 */
 	if (cc_name && setsockopt(lfd, IPPROTO_TCP, TCP_CONGESTION, cc_name,
 				  strlen(cc_name))) {
 		perror("fctgen: TCP_CONGESTION");
@@ -536,7 +599,6 @@ int main(int argc, char **argv)
 		return do_server(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "client"))
 		return do_client(argc, argv);
-	fprintf(stderr, "usage: fctgen now | server [-p PORT] [-C CC] | client ... "
-		"(see the comment at the top of fctgen.c)\n");
+	fprintf(stderr, "usage: fctgen now | server [-p PORT] [-C CC] | client ... (see the comment at the top of fctgen.c)\n");
 	return 2;
 }

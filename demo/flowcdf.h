@@ -48,12 +48,16 @@ static const double flowcdf_fb_size[] = { 0, 100, 200, 300, 350, 400, 500, 600,
 static const double flowcdf_fb_pct[] = { 0, 1, 2, 5, 15, 20, 30, 40, 50, 60, 67,
 	70, 72, 82, 87, 90, 95, 97.5, 99, 100 };
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 static const struct flowcdf flowcdf_websearch = {
 	"websearch", flowcdf_ws_size, flowcdf_ws_pct,
-	sizeof(flowcdf_ws_size) / sizeof(flowcdf_ws_size[0]) };
+	ARRAY_SIZE(flowcdf_ws_size) };
 static const struct flowcdf flowcdf_fbhadoop = {
 	"fbhadoop", flowcdf_fb_size, flowcdf_fb_pct,
-	sizeof(flowcdf_fb_size) / sizeof(flowcdf_fb_size[0]) };
+	ARRAY_SIZE(flowcdf_fb_size) };
 
 static inline double flowcdf_mean(const struct flowcdf *c)
 {

@@ -25,6 +25,7 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,8 @@ static unsigned int ifindex[MAXDEV];
 static const char *ifname[MAXDEV];
 static struct devstat st[MAXDEV];
 
-static volatile sig_atomic_t stop;
+/* set by a signal: a lock-free atomic, as C11 allows a handler to write */
+static atomic_int stop;
 
 static void on_signal(int sig)
 {
@@ -177,53 +179,88 @@ static int dump(int fd)
 	}
 }
 
-int main(int argc, char **argv)
+/* The rows, written at the end. */
+struct rows {
+	char *buf;
+	size_t cap, used;
+};
+
+/* One row per device seen in the last dump, at @t s after T0; -1 when out
+ * of memory.
+ */
+static int rows_add(struct rows *r, double t)
 {
-	double interval = 0.005, dur = 10, t0 = 0, next, end;
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	size_t cap = 1 << 20, used = 0;
-	char *out;
-	int fd, i;
+	int i;
+
+	for (i = 0; i < ndev; i++) {
+		if (!st[i].seen)
+			continue;
+		if (r->cap - r->used < 256) {
+			char *more = realloc(r->buf, 2 * r->cap);
+
+			if (!more)
+				return -1;
+			r->buf = more;
+			r->cap *= 2;
+		}
+		r->used += snprintf(r->buf + r->used, r->cap - r->used,
+				    "%.4f,%s,%u,%u,%u,%llu,%llu,%llu\n",
+				    t, ifname[i], st[i].backlog, st[i].qlen,
+				    st[i].drops, (unsigned long long)st[i].bytes,
+				    (unsigned long long)st[i].pkts,
+				    (unsigned long long)st[i].marks);
+	}
+	return 0;
+}
+
+static int bad_usage(void)
+{
+	fprintf(stderr, "usage: qsample [-i MS] [-t DUR] [--t0 T0] DEV...\n");
+	return 2;
+}
+
+/* The options and the devices: 0, or the exit status. */
+static int parse_args(int argc, char **argv, double *interval, double *dur,
+		      double *t0)
+{
+	int i;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-i") && i + 1 < argc)
-			interval = atof(argv[++i]) / 1e3;
-		else if (!strcmp(argv[i], "-t") && i + 1 < argc)
-			dur = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--t0") && i + 1 < argc)
-			t0 = atof(argv[++i]);
-		else if (argv[i][0] == '-' || ndev == MAXDEV) {
-			fprintf(stderr, "usage: qsample [-i MS] [-t DUR] [--t0 T0] DEV...\n");
-			return 2;
-		} else {
-			ifname[ndev] = argv[i];
-			ifindex[ndev] = if_nametoindex(argv[i]);
-			if (!ifindex[ndev]) {
-				fprintf(stderr, "qsample: no device %s\n", argv[i]);
-				return 1;
-			}
-			ndev++;
+		if (!strcmp(argv[i], "-i") && i + 1 < argc) {
+			*interval = atof(argv[++i]) / 1e3;
+			continue;
 		}
+		if (!strcmp(argv[i], "-t") && i + 1 < argc) {
+			*dur = atof(argv[++i]);
+			continue;
+		}
+		if (!strcmp(argv[i], "--t0") && i + 1 < argc) {
+			*t0 = atof(argv[++i]);
+			continue;
+		}
+		if (argv[i][0] == '-' || ndev == MAXDEV)
+			return bad_usage();
+		ifname[ndev] = argv[i];
+		ifindex[ndev] = if_nametoindex(argv[i]);
+		if (!ifindex[ndev]) {
+			fprintf(stderr, "qsample: no device %s\n", argv[i]);
+			return 1;
+		}
+		ndev++;
 	}
-	if (!ndev || interval <= 0) {
-		fprintf(stderr, "usage: qsample [-i MS] [-t DUR] [--t0 T0] DEV...\n");
-		return 2;
-	}
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0 || bind(fd, (void *)&sa, sizeof(sa))) {
-		perror("qsample: netlink");
-		return 1;
-	}
-	out = malloc(cap);
-	if (!out)
-		return 1;
-	if (!t0)
-		t0 = now();
-	/* SIGTERM/SIGINT end the sampling early; the rows are still written */
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
-	next = now();
-	end = next + dur;
+	if (!ndev || *interval <= 0)
+		return bad_usage();
+	return 0;
+}
+
+/* A dump every @interval s for @dur s, or until a signal: 0, or the exit
+ * status.
+ */
+static int sample(int fd, double interval, double dur, double t0,
+		  struct rows *r)
+{
+	double next = now(), end = next + dur;
+
 	while (next < end && !stop) {
 		struct timespec ts;
 		double t;
@@ -240,26 +277,42 @@ int main(int argc, char **argv)
 			perror("qsample: dump");
 			return 1;
 		}
-		for (i = 0; i < ndev; i++) {
-			if (!st[i].seen)
-				continue;
-			if (cap - used < 256) {
-				cap *= 2;
-				out = realloc(out, cap);
-				if (!out)
-					return 1;
-			}
-			used += snprintf(out + used, cap - used,
-					 "%.4f,%s,%u,%u,%u,%llu,%llu,%llu\n",
-					 t - t0, ifname[i], st[i].backlog, st[i].qlen,
-					 st[i].drops, (unsigned long long)st[i].bytes,
-					 (unsigned long long)st[i].pkts,
-					 (unsigned long long)st[i].marks);
-		}
+		if (rows_add(r, t - t0))
+			return 1;
 		next += interval;
 		if (next < t)	/* fell behind (TCG): skip, do not burst */
 			next = t + interval;
 	}
-	fwrite(out, 1, used, stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	double interval = 0.005, dur = 10, t0 = 0;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct rows r = { .cap = 1 << 20 };
+	int fd, err;
+
+	err = parse_args(argc, argv, &interval, &dur, &t0);
+	if (err)
+		return err;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0 || bind(fd, (void *)&sa, sizeof(sa))) {
+		perror("qsample: netlink");
+		return 1;
+	}
+	r.buf = malloc(r.cap);
+	if (!r.buf)
+		return 1;
+	if (!t0)
+		t0 = now();
+	/* SIGTERM/SIGINT end the sampling early; the rows are still written */
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	err = sample(fd, interval, dur, t0, &r);
+	if (err)
+		return err;
+	fwrite(r.buf, 1, r.used, stdout);
+	free(r.buf);
 	return 0;
 }

@@ -221,6 +221,14 @@ void check_ifname(const char *cmd, const char *name)
 			  name, IF_NAMESIZE - 1);
 }
 
+const char *attach_dev(int argc, char **argv, const char *cmd)
+{
+	if (optind + 1 != argc)
+		usage_err(cmd, "%sattach takes one device", cmd);
+	check_ifname(cmd, argv[optind]);
+	return argv[optind];
+}
+
 /* Does @dev hand tc its packets from the IP header on (tun, wireguard,
  * ipip, sit, ip6tnl, gre, ppp) rather than from an Ethernet header? The
  * programs tell the two apart from the packet itself and need the device's

@@ -88,10 +88,7 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 			usage_err("host ", "bad option");
 		}
 	}
-	if (optind + 1 != argc)
-		usage_err("host ", "host attach takes one device");
-	o->dev = argv[optind];
-	check_ifname("host ", o->dev);
+	o->dev = attach_dev(argc, argv, "host ");
 	return 0;
 }
 
@@ -191,19 +188,12 @@ int cmd_host_attach(int argc, char **argv)
 		errmsg("cannot pin under %s: %s", dir, strerror(-err));
 		goto err_unpin;
 	}
-	/* Somebody else's filter at our handle and priority? */
-	if (tc_prog_id(ifindex, BPF_TC_INGRESS)) {
-		errmsg("%s ingress already has a filter at handle 0x%x priority %d",
-		       o.dev, TC_HANDLE, TC_PRIO);
+	if (tc_slot_taken(o.dev, ifindex, BPF_TC_INGRESS))
 		goto err_unpin;
-	}
-	err = tc_attach(ifindex, BPF_TC_INGRESS,
-			bpf_program__fd(skel->progs.hpcc_host));
-	if (err) {
-		errmsg("cannot attach hpcc_host to %s ingress: %s", o.dev,
-		       strerror(-err));
+	err = tc_attach_named(o.dev, ifindex, BPF_TC_INGRESS,
+			      bpf_program__fd(skel->progs.hpcc_host), "hpcc_host");
+	if (err)
 		goto err_clsact;
-	}
 	hpcc_host__destroy(skel);
 
 	printf("host: hpcc_host attached to %s ingress (probe_dscp %d, response_dscp %d, %s%s), pinned at %s\n",

@@ -126,6 +126,8 @@ bool help_only(int argc, char **argv, const char *cmd, const char *usage);
  */
 bool ifname_valid(const char *name);
 void check_ifname(const char *cmd, const char *name);
+/* The one device of "CMD attach" (@cmd: "host " or "switch "). */
+const char *attach_dev(int argc, char **argv, const char *cmd);
 bool dev_raw_ip(const char *dev, int ifindex);
 
 __u64 now_ns(void);		/* CLOCK_MONOTONIC */
@@ -191,6 +193,9 @@ void sw_close(struct sw *s);
 
 __u32 tc_prog_id(int ifindex, enum bpf_tc_attach_point ap);
 int tc_attach(int ifindex, enum bpf_tc_attach_point ap, int prog_fd);
+int tc_slot_taken(const char *dev, int ifindex, enum bpf_tc_attach_point ap);
+int tc_attach_named(const char *dev, int ifindex, enum bpf_tc_attach_point ap,
+		    int prog_fd, const char *name);
 void tc_clsact_gc(int ifindex);
 int tc_detach(const char *dev, int ifindex, enum bpf_tc_attach_point ap,
 	      __u32 id);

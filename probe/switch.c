@@ -256,10 +256,7 @@ static int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 			usage_err("switch ", "bad option");
 		}
 	}
-	if (optind + 1 != argc)
-		usage_err("switch ", "switch attach takes one device");
-	o->dev = argv[optind];
-	check_ifname("switch ", o->dev);
+	o->dev = attach_dev(argc, argv, "switch ");
 	/* An edge port stamps nothing: its capacity is not needed. */
 	if (!o->rate && !o->edge)
 		usage_err("switch ", "switch attach needs --rate RATE (the link capacity, e.g. 10gbit)");
@@ -457,7 +454,7 @@ int cmd_switch_attach(int argc, char **argv)
 	struct hpcc_port_cfg cfg;
 	struct sw_opts o;
 	bool fresh, raw_ip;
-	int ifindex, err;
+	int ifindex;
 	__u32 key;
 
 	if (sw_attach_args(argc, argv, &o))
@@ -486,31 +483,19 @@ int cmd_switch_attach(int argc, char **argv)
 		errmsg("cannot write the port config: %s", strerror(errno));
 		goto err_instance;
 	}
-	/* Somebody else's filter at our handle and priority? */
-	if (tc_prog_id(ifindex, BPF_TC_EGRESS)) {
-		errmsg("%s egress already has a filter at handle 0x%x priority %d",
-		       o.dev, TC_HANDLE, TC_PRIO);
+	if (tc_slot_taken(o.dev, ifindex, BPF_TC_EGRESS))
 		goto err_port;
-	}
 	if (o.edge && sw_edge_check(&s, &o, ifindex))
 		goto err_port;
 	/* An edge port's ingress first: its egress strips nothing until
 	 * both are there.
 	 */
-	if (o.edge) {
-		err = tc_attach(ifindex, BPF_TC_INGRESS, s.edge_prog);
-		if (err) {
-			errmsg("cannot attach hpcc_edge_in to %s ingress: %s",
-			       o.dev, strerror(-err));
-			goto err_clsact;
-		}
-	}
-	err = tc_attach(ifindex, BPF_TC_EGRESS, s.prog);
-	if (err) {
-		errmsg("cannot attach hpcc_switch to %s egress: %s", o.dev,
-		       strerror(-err));
+	if (o.edge && tc_attach_named(o.dev, ifindex, BPF_TC_INGRESS,
+				      s.edge_prog, "hpcc_edge_in"))
+		goto err_clsact;
+	if (tc_attach_named(o.dev, ifindex, BPF_TC_EGRESS, s.prog,
+			    "hpcc_switch"))
 		goto err_ingress;
-	}
 	sw_close(&s);
 	sw_attach_report(&o, ifindex, how, raw_ip, fresh);
 	return 0;

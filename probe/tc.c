@@ -52,6 +52,30 @@ int tc_attach(int ifindex, enum bpf_tc_attach_point ap, int prog_fd)
 	return err;
 }
 
+/* Somebody else's filter at our handle and priority of @dev's @ap? Said
+ * so: 1; else 0.
+ */
+int tc_slot_taken(const char *dev, int ifindex, enum bpf_tc_attach_point ap)
+{
+	if (!tc_prog_id(ifindex, ap))
+		return 0;
+	errmsg("%s %s already has a filter at handle 0x%x priority %d",
+	       dev, ap_name(ap), TC_HANDLE, TC_PRIO);
+	return 1;
+}
+
+/* tc_attach() of the program called @name to @dev, a failure said. */
+int tc_attach_named(const char *dev, int ifindex, enum bpf_tc_attach_point ap,
+		    int prog_fd, const char *name)
+{
+	int err = tc_attach(ifindex, ap, prog_fd);
+
+	if (err)
+		errmsg("cannot attach %s to %s %s: %s", name, dev, ap_name(ap),
+		       strerror(-err));
+	return err;
+}
+
 /* Remove the clsact qdisc if no filter is left on either side of it. */
 void tc_clsact_gc(int ifindex)
 {

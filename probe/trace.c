@@ -248,7 +248,7 @@ static int trace_connect(struct trace *tr)
 	struct pollfd pfd = { .events = POLLOUT };
 	char dest[INET6_ADDRSTRLEN + 8];
 	socklen_t len;
-	int fd, err = 0, n;
+	int fd, err = 0;
 
 	fd = trace_socket(tr, tr->t.family, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -274,7 +274,8 @@ static int trace_connect(struct trace *tr)
 	if (connect(fd, (void *)&ss, len) && errno != EINPROGRESS) {
 		err = errno;
 	} else {
-		n = poll(&pfd, 1, (int)(tr->timeout * 1000));
+		int n = poll(&pfd, 1, (int)(tr->timeout * 1000));
+
 		len = sizeof(err);
 		if (n <= 0)
 			err = n ? errno : ETIMEDOUT;

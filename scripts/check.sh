@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as `make check` and .ci/run run it:
+#   0. the static checks (scripts/lint.sh: cppcheck, checkpatch, function
+#      length)
 #   1. userspace unit tests of the window law and the controller (tests/unit)
 #   2. BPF programs under BPF_PROG_TEST_RUN and netns on this kernel, and
 #      10^6 hostile packets through each (tests/bpf)
@@ -14,18 +16,20 @@
 #   7. with --debug (make check-debug): the selftests again on the debug
 #      kernel (KASAN, lockdep, kmemleak, UBSAN; scripts/debug-kernel.sh
 #      builds it once, about 20 minutes, and caches it outside the clone)
-# usage: scripts/check.sh [--debug]
+# With --quick (make check-quick, for iteration) the VM runs on 6.1 only.
+# usage: scripts/check.sh [--quick | --debug]
 # Each suite prints TAP; the last line counts every assertion of all suites:
 # "N passed, N failed, N skipped". A suite that dies without a failing
 # assertion counts as one failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-debug=
+debug= quick=
 case ${1:-} in
 --debug) debug=1 ;;
+--quick) quick=1 ;;
 '') ;;
-*) echo "check: unknown argument: $1 (usage: $0 [--debug])" >&2; exit 2 ;;
+*) echo "check: unknown argument: $1 (usage: $0 [--quick | --debug])" >&2; exit 2 ;;
 esac
 
 passed=0 failed=0 skipped=0
@@ -60,6 +64,7 @@ if ! make -s all tests; then
 	exit 1
 fi
 
+suite lint scripts/lint.sh
 suite unit tests/unit/test_law
 suite unit-ctl tests/unit/test_ctl
 suite unit-siphash tests/unit/test_siphash
@@ -76,8 +81,12 @@ vm_files=(--include selftests --include bpf --include probe
 suite vm scripts/vm-run.sh --timeout 2400 --include tcp_hpcc.ko "${vm_files[@]}" \
 	-- ./selftests/run_tests.sh
 k612=$(make -s kver KSERIES=6.12 | sed -n 's/^KVER=\([^ ]*\) .*/\1/p')
-if [[ -n $k612 ]] && make -s module KVER="$k612"; then
-	suite vm-6.12 scripts/vm-run.sh --kver "$k612" --timeout 2400 \
+# --tcg-single: 6.12 under multi-threaded TCG dies of "Oops: int3" when a
+# static key flips (switch attach/detach), hpcc or not (scripts/vm-run.sh).
+if [[ -n $quick ]]; then
+	echo "=== vm-6.12: left out (--quick)"
+elif [[ -n $k612 ]] && make -s module KVER="$k612"; then
+	suite vm-6.12 scripts/vm-run.sh --kver "$k612" --tcg-single --timeout 2400 \
 		--include "build/$k612/tcp_hpcc.ko:tcp_hpcc.ko" "${vm_files[@]}" \
 		-- ./selftests/run_tests.sh
 else
@@ -95,7 +104,7 @@ if [[ -n $debug ]]; then
 	# The debug kernel runs several times slower under TCG: the runner's
 	# per-test timeouts bound the run, the VM's only catches a hung guest.
 	debug_timeout=$(($(sed -n 's/^TEST_PROGS := //p' selftests/Makefile | wc -w) *
-		$(sed -n 's/^timeout=//p' selftests/settings) + 900))
+		$(sed -n 's/^timeout=//p' selftests/settings) * 3 + 900))
 	if make -s module-debug; then
 		suite vm-debug scripts/vm-run.sh --kernel debug --timeout "$debug_timeout" \
 			--include build/debug/tcp_hpcc.ko:tcp_hpcc.ko "${vm_files[@]}" \

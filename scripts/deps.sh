@@ -9,8 +9,9 @@ me=deps.sh
 
 # python3: resolve_btfids' libbpf build runs scripts/bpf_doc.py.
 # libc6-dev: only a Recommends of gcc, but resolve_btfids is a userspace program.
+# cppcheck: scripts/lint.sh (make lint), which takes checkpatch.pl from linux-source-6.1.
 pkgs_build=(make gcc libc6-dev clang llvm libbpf-dev bpftool pahole libelf-dev zlib1g-dev
-            linux-headers-amd64 linux-image-amd64 linux-source-6.1 xz-utils python3)
+            linux-headers-amd64 linux-image-amd64 linux-source-6.1 xz-utils python3 cppcheck)
 pkgs_vm=(qemu-system-x86 busybox-static iproute2 iperf3 cpio kmod ethtool)
 pkgs_bench=(gnuplot-nox)
 # make deb (scripts/deb.sh, with the build group); debvm: scripts/deb-vm-test.sh.

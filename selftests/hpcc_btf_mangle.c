@@ -35,11 +35,15 @@ int main(int argc, char **argv)
 	if (!f)
 		return fail("cannot open", argv[1]);
 	size = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
-	if (size < (long)sizeof(*eh) || fseek(f, 0, SEEK_SET))
+	if (size < (long)sizeof(*eh) || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
 		return fail("cannot size", argv[1]);
+	}
 	buf = malloc(size);
-	if (!buf || fread(buf, 1, size, f) != (size_t)size)
+	if (!buf || fread(buf, 1, size, f) != (size_t)size) {
+		fclose(f);
 		return fail("cannot read", argv[1]);
+	}
 	fclose(f);
 
 	eh = (const Elf64_Ehdr *)buf;

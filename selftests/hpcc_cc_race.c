@@ -15,9 +15,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/inet_diag.h>
-#include <linux/netlink.h>
-#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -28,6 +25,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "hpcc_diag.h"
 
 static atomic_int stop;
 static atomic_int errors;
@@ -64,10 +63,7 @@ static void *switcher(void *arg)
 
 static void *info_reader(void *arg)
 {
-	union {
-		struct tcp_bbr_info bbr;
-		char raw[64];
-	} info;
+	uint64_t info[8];	/* room for any struct tcp_cc_info */
 
 	(void)arg;
 	while (!atomic_load(&stop)) {
@@ -83,23 +79,18 @@ static void *info_reader(void *arg)
 	return NULL;
 }
 
+/* A message of the dump: an error ends it like its end */
+static int diag_msg(const struct nlmsghdr *h, void *arg)
+{
+	(void)arg;
+	return h->nlmsg_type == NLMSG_ERROR;
+}
+
 static void *diag_reader(void *arg)
 {
-	struct {
-		struct nlmsghdr nlh;
-		struct inet_diag_req_v2 r;
-	} req = {
-		.nlh.nlmsg_len = sizeof(req),
-		.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY,
-		.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-		.r.sdiag_family = AF_INET,
-		.r.sdiag_protocol = IPPROTO_TCP,
-		.r.idiag_states = ~0U,
-		.r.idiag_ext = (1 << (INET_DIAG_INFO - 1)) |
-			       (1 << (INET_DIAG_VEGASINFO - 1)) |
-			       (1 << (INET_DIAG_CONG - 1)),
-	};
 	static char buf[1 << 15];
+	struct hpcc_diag_req req;
+	const char *what;
 	int nl;
 
 	(void)arg;
@@ -108,29 +99,15 @@ static void *diag_reader(void *arg)
 		fail("socket(NETLINK_SOCK_DIAG)");
 		return NULL;
 	}
+	hpcc_diag_req_init(&req, AF_INET);
 	while (!atomic_load(&stop)) {
-		int done = 0;
-
-		if (send(nl, &req, sizeof(req), 0) < 0) {
-			fail("send(sock_diag)");
+		if (hpcc_diag_dump(nl, &req, buf, sizeof(buf), diag_msg, NULL,
+				   &what) < 0) {
+			fail(what);
 			break;
-		}
-		while (!done) {
-			ssize_t n = recv(nl, buf, sizeof(buf), 0);
-			struct nlmsghdr *h = (struct nlmsghdr *)buf;
-
-			if (n < 0) {
-				fail("recv(sock_diag)");
-				goto out;
-			}
-			for (; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n))
-				if (h->nlmsg_type == NLMSG_DONE ||
-				    h->nlmsg_type == NLMSG_ERROR)
-					done = 1;
 		}
 		n_diag++;
 	}
-out:
 	close(nl);
 	return NULL;
 }
@@ -180,7 +157,8 @@ int main(int argc, char **argv)
 	pthread_t t[4];
 	int secs;
 
-	if (argc < 3 || (secs = atoi(argv[1])) <= 0) {
+	secs = argc < 3 ? 0 : atoi(argv[1]);
+	if (secs <= 0) {
 		fprintf(stderr, "usage: %s SECONDS CC...\n", argv[0]);
 		return 2;
 	}

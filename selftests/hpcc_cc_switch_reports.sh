@@ -22,11 +22,7 @@ tmp=/tmp/ccsw.$$
 ss_pid=
 cleanup() {
 	[ -z "$ss_pid" ] || { kill $ss_pid 2>/dev/null; wait $ss_pid 2>/dev/null; }
-	./probe/hpcc-probe -n $a host detach veth0 >/dev/null 2>&1
-	./probe/hpcc-probe -n $b host detach veth1 >/dev/null 2>&1
-	./probe/hpcc-probe -n $a switch detach --all >/dev/null 2>&1
-	./probe/hpcc-probe -n $b switch detach --all >/dev/null 2>&1
-	ns_del $a $b
+	ns_down $a $b
 	rm -rf $tmp
 }
 cleanup_trap cleanup

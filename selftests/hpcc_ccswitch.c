@@ -27,14 +27,12 @@
  * stream arrived intact.
  */
 #define _GNU_SOURCE
-#include <linux/inet_diag.h>
-#include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include <linux/sock_diag.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/epoll.h>
 
+#include "hpcc_diag.h"
 #include "hpcc_stream.h"
 
 #define MAX_CONNS	32
@@ -90,10 +88,7 @@ static void *switcher(void *arg)
 
 static void *info_reader(void *arg)
 {
-	union {
-		struct tcp_bbr_info bbr;
-		char raw[64];
-	} info;
+	uint64_t info[8];	/* room for any struct tcp_cc_info */
 	struct tcp_info ti;
 	unsigned long k = 0;
 
@@ -122,74 +117,60 @@ struct diag_arg {
 	int nl, side;
 };
 
+/* One message of a dump: our connections' sockets counted, and those
+ * running hpcc, with and without their info; an error fails the test.
+ */
+static int diag_msg(const struct nlmsghdr *h, void *arg)
+{
+	const struct diag_arg *d = arg;
+	const struct inet_diag_msg *m = NLMSG_DATA(h);
+	const struct rtattr *a;
+	int alen, hpcc = 0, info = 0;
+
+	if (h->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = NLMSG_DATA(h);
+
+		fail("sock_diag dump", -e->error);
+		return 1;
+	}
+	if (ntohs(m->id.idiag_sport) != port &&
+	    ntohs(m->id.idiag_dport) != port)
+		return 0;
+	n_diag_socks[d->side]++;
+	alen = h->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+	for (a = (const struct rtattr *)(m + 1); RTA_OK(a, alen);
+	     a = RTA_NEXT(a, alen)) {
+		if (a->rta_type == INET_DIAG_CONG &&
+		    !strcmp(RTA_DATA(a), "hpcc"))
+			hpcc = 1;
+		if (a->rta_type == INET_DIAG_BBRINFO)
+			info = 1;
+	}
+	n_diag_hpcc[d->side] += hpcc;
+	n_diag_hpcc_info[d->side] += hpcc && info;
+	return 0;
+}
+
 static void *diag_reader(void *arg)
 {
 	struct diag_arg *d = arg;
-	struct {
-		struct nlmsghdr nlh;
-		struct inet_diag_req_v2 r;
-	} req = {
-		.nlh.nlmsg_len = sizeof(req),
-		.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY,
-		.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-		.r.sdiag_protocol = IPPROTO_TCP,
-		.r.idiag_states = ~0U,
-		.r.idiag_ext = (1 << (INET_DIAG_INFO - 1)) |
-			       (1 << (INET_DIAG_VEGASINFO - 1)) |
-			       (1 << (INET_DIAG_CONG - 1)),
-	};
 	static char bufs[2][1 << 16];
-	char *buf = bufs[d->side];
+	struct hpcc_diag_req req;
 	unsigned long k = 0;
+	const char *what;
 
 	while (!atomic_load(&stop)) {
-		int done = 0;
-
 		/* both families: listeners and accepted sockets are IPv6 */
-		req.r.sdiag_family = k++ & 1 ? AF_INET6 : AF_INET;
-		if (send(d->nl, &req, sizeof(req), 0) < 0) {
-			fail("send(sock_diag)", errno);
+		hpcc_diag_req_init(&req, k++ & 1 ? AF_INET6 : AF_INET);
+		switch (hpcc_diag_dump(d->nl, &req, bufs[d->side],
+				       sizeof(bufs[0]), diag_msg, d, &what)) {
+		case 0:
 			break;
-		}
-		while (!done) {
-			ssize_t n = recv(d->nl, buf, sizeof(bufs[0]), 0);
-			struct nlmsghdr *h = (struct nlmsghdr *)buf;
-
-			if (n < 0) {
-				fail("recv(sock_diag)", errno);
-				return NULL;
-			}
-			for (; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-				struct inet_diag_msg *m = NLMSG_DATA(h);
-				struct rtattr *a;
-				int alen, hpcc = 0, info = 0;
-
-				if (h->nlmsg_type == NLMSG_DONE) {
-					done = 1;
-					break;
-				}
-				if (h->nlmsg_type == NLMSG_ERROR) {
-					struct nlmsgerr *e = NLMSG_DATA(h);
-
-					fail("sock_diag dump", -e->error);
-					return NULL;
-				}
-				if (ntohs(m->id.idiag_sport) != port &&
-				    ntohs(m->id.idiag_dport) != port)
-					continue;
-				n_diag_socks[d->side]++;
-				alen = h->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
-				for (a = (struct rtattr *)(m + 1); RTA_OK(a, alen);
-				     a = RTA_NEXT(a, alen)) {
-					if (a->rta_type == INET_DIAG_CONG &&
-					    !strcmp(RTA_DATA(a), "hpcc"))
-						hpcc = 1;
-					if (a->rta_type == INET_DIAG_BBRINFO)
-						info = 1;
-				}
-				n_diag_hpcc[d->side] += hpcc;
-				n_diag_hpcc_info[d->side] += hpcc && info;
-			}
+		case -1:
+			fail(what, errno);
+			return NULL;
+		default:
+			return NULL;
 		}
 		n_diag[d->side]++;
 	}
@@ -212,9 +193,72 @@ struct end {
 
 static struct end ends[2 * MAX_CONNS];
 
+/* What came in on @e, checked against its peer's pattern; its EOF closes
+ * the end if its FIN went out too. -1 on a read error.
+ */
+static int end_read(struct end *e, int *open_ends)
+{
+	static uint8_t rbuf[1 << 16];
+	ssize_t r = read(e->fd, rbuf, sizeof(rbuf));
+
+	if (r < 0 && errno != EAGAIN) {
+		fail("read", errno);
+		return -1;
+	}
+	if (r > 0) {
+		static uint8_t want[1 << 16];
+
+		pattern_fill(&e->in, want, r);
+		if (!e->bad_at && memcmp(rbuf, want, r))
+			e->bad_at = e->got + pattern_first_diff(rbuf, want, r);
+		sha256_update(&e->in_sha, rbuf, r);
+		e->got += r;
+	} else if (!r && !e->eof) {
+		e->eof = 1;
+		if (e->fin_sent)
+			(*open_ends)--;
+	}
+	return 0;
+}
+
+/* @e's stream out, as much as the socket takes; once stopped, its FIN
+ * (and no more EPOLLOUT for it on @ep). -1 on a write error.
+ */
+static int end_write(struct end *e, int ep, int *open_ends)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = e };
+
+	for (;;) {
+		ssize_t w;
+
+		if (e->off == e->fill && atomic_load(&stop)) {
+			shutdown(e->fd, SHUT_WR);
+			e->fin_sent = 1;
+			if (e->eof)
+				(*open_ends)--;
+			epoll_ctl(ep, EPOLL_CTL_MOD, e->fd, &ev);
+			return 0;
+		}
+		if (e->off == e->fill) {
+			e->off = 0;
+			e->fill = sizeof(e->buf);
+			pattern_fill(&e->out, e->buf, e->fill);
+			sha256_update(&e->out_sha, e->buf, e->fill);
+		}
+		w = write(e->fd, e->buf + e->off, e->fill - e->off);
+		if (w < 0) {
+			if (errno == EAGAIN)
+				return 0;
+			fail("write", errno);
+			return -1;
+		}
+		e->off += w;
+		e->sent += w;
+	}
+}
+
 static void *pump(void *arg)
 {
-	static uint8_t rbuf[1 << 16], want[1 << 16];
 	struct epoll_event ev, evs[64];
 	int ep = epoll_create1(EPOLL_CLOEXEC), open_ends = 2 * nconns;
 
@@ -237,80 +281,37 @@ static void *pump(void *arg)
 		for (int i = 0; i < n; i++) {
 			struct end *e = evs[i].data.ptr;
 
-			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-				ssize_t r = read(e->fd, rbuf, sizeof(rbuf));
-
-				if (r < 0 && errno != EAGAIN) {
-					fail("read", errno);
-					return NULL;
-				}
-				if (r > 0) {
-					pattern_fill(&e->in, want, r);
-					if (!e->bad_at && memcmp(rbuf, want, r))
-						for (ssize_t k = 0; k < r; k++)
-							if (rbuf[k] != want[k]) {
-								e->bad_at = e->got + k + 1;
-								break;
-							}
-					sha256_update(&e->in_sha, rbuf, r);
-					e->got += r;
-				} else if (!r && !e->eof) {
-					e->eof = 1;
-					if (e->fin_sent)
-						open_ends--;
-				}
-			}
-			if ((evs[i].events & EPOLLOUT) && !e->fin_sent) {
-				for (;;) {
-					ssize_t w;
-
-					if (e->off == e->fill) {
-						if (atomic_load(&stop)) {
-							shutdown(e->fd, SHUT_WR);
-							e->fin_sent = 1;
-							if (e->eof)
-								open_ends--;
-							ev.events = EPOLLIN;
-							ev.data.ptr = e;
-							epoll_ctl(ep, EPOLL_CTL_MOD,
-								  e->fd, &ev);
-							break;
-						}
-						e->off = 0;
-						e->fill = sizeof(e->buf);
-						pattern_fill(&e->out, e->buf, e->fill);
-						sha256_update(&e->out_sha, e->buf,
-							      e->fill);
-					}
-					w = write(e->fd, e->buf + e->off,
-						  e->fill - e->off);
-					if (w < 0) {
-						if (errno != EAGAIN) {
-							fail("write", errno);
-							return NULL;
-						}
-						break;
-					}
-					e->off += w;
-					e->sent += w;
-				}
-			}
+			if ((evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) &&
+			    end_read(e, &open_ends))
+				return NULL;
+			if ((evs[i].events & EPOLLOUT) && !e->fin_sent &&
+			    end_write(e, ep, &open_ends))
+				return NULL;
 		}
 	}
 	close(ep);
 	return NULL;
 }
 
-static int make_listener(void)
+/* *@fd: a listener on PORT in this namespace; 0, or -1 */
+static int make_listener(int *fd)
 {
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
-	int one = 1, fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1;
 
 	a.sin6_port = htons(port);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (void *)&a, sizeof(a)) || listen(fd, MAX_CONNS))
+	*fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*fd < 0 || setsockopt(*fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(*fd, (void *)&a, sizeof(a)) || listen(*fd, MAX_CONNS))
 		return -1;
-	return fd;
+	return 0;
+}
+
+/* *@fd: a sock_diag socket in this namespace; 0, or -1 */
+static int diag_socket(int *fd)
+{
+	*fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	return *fd < 0 ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -328,17 +329,38 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "+a:b:s:p:n:t:T:m:r:d:")) != -1) {
 		switch (opt) {
-		case 'a': ns_a = optarg; break;
-		case 'b': ns_b = optarg; break;
-		case 's': addr = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'n': nconns = atoi(optarg); break;
-		case 't': secs = atoi(optarg); break;
-		case 'T': max_secs = atoi(optarg); break;
-		case 'm': min_switches = strtoul(optarg, NULL, 0); break;
-		case 'r': min_reports = strtoul(optarg, NULL, 0); break;
-		case 'd': dwell_us = atoi(optarg); break;
-		default: goto usage;
+		case 'a':
+			ns_a = optarg;
+			break;
+		case 'b':
+			ns_b = optarg;
+			break;
+		case 's':
+			addr = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'n':
+			nconns = atoi(optarg);
+			break;
+		case 't':
+			secs = atoi(optarg);
+			break;
+		case 'T':
+			max_secs = atoi(optarg);
+			break;
+		case 'm':
+			min_switches = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			min_reports = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			dwell_us = atoi(optarg);
+			break;
+		default:
+			goto usage;
 		}
 	}
 	ccs = argv + optind;
@@ -353,12 +375,8 @@ usage:
 		max_secs = secs * 10;
 
 	/* B: the listener and B's diag socket; A: the rest */
-	if (hs_setns(ns_b) || (lfd = make_listener()) < 0 ||
-	    (dg[1].nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-			       NETLINK_SOCK_DIAG)) < 0 ||
-	    hs_setns(ns_a) ||
-	    (dg[0].nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-			       NETLINK_SOCK_DIAG)) < 0) {
+	if (hs_setns(ns_b) || make_listener(&lfd) || diag_socket(&dg[1].nl) ||
+	    hs_setns(ns_a) || diag_socket(&dg[0].nl)) {
 		perror("hpcc_ccswitch: namespaces");
 		return 1;
 	}
@@ -436,9 +454,8 @@ usage:
 	       nconns, n_switch);
 	for (int i = 0; ccs[i]; i++)
 		printf(" %s:%lu", ccs[i], n_cc[i]);
-	printf("\ncc_info %lu tcp_info %lu diag_dumps_a %lu diag_dumps_b %lu"
-	       " diag_socks %lu diag_hpcc %lu diag_hpcc_info %lu\n", n_info,
-	       n_tcpinfo, n_diag[0], n_diag[1],
+	printf("\ncc_info %lu tcp_info %lu diag_dumps_a %lu diag_dumps_b %lu diag_socks %lu diag_hpcc %lu diag_hpcc_info %lu\n",
+	       n_info, n_tcpinfo, n_diag[0], n_diag[1],
 	       n_diag_socks[0] + n_diag_socks[1],
 	       n_diag_hpcc[0] + n_diag_hpcc[1],
 	       n_diag_hpcc_info[0] + n_diag_hpcc_info[1]);

@@ -79,10 +79,10 @@ static void read_flow(int port, long *w, long *wc, long *stage)
 
 int main(void)
 {
-	long flow_w, flow_wc, flow_stage;
-	struct sockaddr_in a = { .sin_family = AF_INET };
 	LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);
 	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = 1, .priority = 1);
+	long flow_w, flow_wc, flow_stage;
+	struct sockaddr_in a = { .sin_family = AF_INET };
 	static char chunk[65536];
 	struct tcp_bbr_info info = {};
 	struct kfunc_test_bpf *skel;
@@ -168,9 +168,8 @@ int main(void)
 
 	int *r = skel->bss->result;
 
-	printf("# probes seen %d, failed lookups %d, probe 2 sent %.3f ms "
-	       "after probe 1, %u bytes later\n", skel->bss->probes_seen,
-	       skel->bss->lookups_failed,
+	printf("# probes seen %d, failed lookups %d, probe 2 sent %.3f ms after probe 1, %u bytes later\n",
+	       skel->bss->probes_seen, skel->bss->lookups_failed,
 	       (skel->bss->probe_ns[1] - skel->bss->probe_ns[0]) / 1e6,
 	       skel->bss->probe_seq[1] - skel->bss->probe_seq[0]);
 	tap_ok(skel->bss->probes_seen >= 2,
@@ -210,8 +209,7 @@ int main(void)
 	tap_ok(flow_w == 125390 &&
 	       ((flow_stage == 1 && flow_wc == flow_w) ||
 		(flow_stage == 0 && flow_wc == 125000)),
-	       "line-rate start, additive step W = Wc + W_ai = 125390, "
-	       "Wc committed iff stage 1");
+	       "line-rate start, additive step W = Wc + W_ai = 125390, Wc committed iff stage 1");
 	tap_ok(info.bbr_bw_lo == 125000000 && info.bbr_bw_hi == 0,
 	       "pacing R = W / T capped at B = 125 MB/s");
 	kfunc_test_bpf__destroy(skel);

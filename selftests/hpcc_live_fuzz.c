@@ -67,8 +67,10 @@
 
 /* ---- what each report should get back ------------------------------------ */
 
-enum { RC_OK, RC_MSGSIZE, RC_PROTO, RC_RANGE, RC_BADMSG, RC_2BIG, RC_NOTSUPP,
-       RC_STALE, RC_OTHER, RC_MAX };
+enum {
+	RC_OK, RC_MSGSIZE, RC_PROTO, RC_RANGE, RC_BADMSG, RC_2BIG, RC_NOTSUPP,
+	RC_STALE, RC_OTHER, RC_MAX
+};
 static const int x_errno[RC_MAX] = { 0, -EMSGSIZE, -EPROTONOSUPPORT, -ERANGE,
 	-EBADMSG, -E2BIG, -EOPNOTSUPP, -ESTALE, 1 };
 static const char *const x_name[RC_MAX] = { "accepted", "EMSGSIZE",
@@ -283,26 +285,42 @@ static void gen_mutant(struct fz *z, struct lf_entry *e)
 	gen_valid(z, e);
 	while (n--) {
 		switch (rnd(z) % 11) {
-		case 0: e->size = rnd(z) & 1 ? LF_SZ_SHORT : LF_SZ_HDR; break;
-		case 1: e->p.hdr.version = 2 + rnd(z) % 254; break;
-		case 2: e->p.hdr.room = rnd(z) % 256;
+		case 0:
+			e->size = rnd(z) & 1 ? LF_SZ_SHORT : LF_SZ_HDR;
+			break;
+		case 1:
+			e->p.hdr.version = 2 + rnd(z) % 254;
+			break;
+		case 2:
+			e->p.hdr.room = rnd(z) % 256;
 			if (e->p.hdr.room == HPCC_MAX_HOPS)
 				e->p.hdr.room = 0;
 			break;
-		case 3: e->p.hdr.nhops = HPCC_MAX_HOPS + 1 +
+		case 3:
+			e->p.hdr.nhops = HPCC_MAX_HOPS + 1 +
 					 rnd(z) % (255 - HPCC_MAX_HOPS);
 			break;
-		case 4: e->p.hdr.flags |= 4 << (rnd(z) % 6); break;
-		case 5: e->p.hdr.flags &= ~HPCC_F_RESPONSE; break;
+		case 4:
+			e->p.hdr.flags |= 4 << (rnd(z) % 6);
+			break;
+		case 5:
+			e->p.hdr.flags &= ~HPCC_F_RESPONSE;
+			break;
 		case 6:
-		case 7: e->p.hdr.flags |= HPCC_F_OVERFLOW; break;
-		case 8: e->flags = (e->flags & ~LF_NONCE_RAW) | LF_NONCE_XOR;
+		case 7:
+			e->p.hdr.flags |= HPCC_F_OVERFLOW;
+			break;
+		case 8:
+			e->flags = (e->flags & ~LF_NONCE_RAW) | LF_NONCE_XOR;
 			e->p.hdr.nonce = (uint32_t)rnd(z) | 0x100;
 			break;
-		case 9: e->flags = (e->flags & ~LF_NONCE_XOR) | LF_NONCE_RAW;
+		case 9:
+			e->flags = (e->flags & ~LF_NONCE_XOR) | LF_NONCE_RAW;
 			e->p.hdr.nonce = 0;
 			break;
-		case 10: e->flags |= LF_CUBIC; break;
+		case 10:
+			e->flags |= LF_CUBIC;
+			break;
 		}
 	}
 }
@@ -676,12 +694,13 @@ static void *sender(void *arg)
 	struct fz *z = arg;
 
 	while (!atomic_load(&stop_data)) {
-		ssize_t w, off = 0;
+		ssize_t off = 0;
 
 		pattern_fill(&z->pat, buf, sizeof(buf));
 		sha256_update(&z->sha, buf, sizeof(buf));
 		while (off < (ssize_t)sizeof(buf)) {
-			w = write(z->fd, buf + off, sizeof(buf) - off);
+			ssize_t w = write(z->fd, buf + off, sizeof(buf) - off);
+
 			if (w < 0) {
 				z->send_err = errno;
 				return NULL;
@@ -735,6 +754,8 @@ static int finish_stream(int fd, const uint8_t digest[32], uint64_t sent,
 
 int main(int argc, char **argv)
 {
+	LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = 0x4c46, .priority = 1);
 	const char *addr = NULL, *dev = NULL;
 	int port = 0, opt, cfd, err, nstalled = 0;
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
@@ -747,19 +768,32 @@ int main(int argc, char **argv)
 	struct sockaddr_in local;
 	socklen_t len;
 	struct hs_hdr hdr;
-	LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = 0x4c46, .priority = 1);
 
 	while ((opt = getopt(argc, argv, "s:p:i:n:g:t:S:")) != -1) {
 		switch (opt) {
-		case 's': addr = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'i': dev = optarg; break;
-		case 'n': min_accepted = strtoul(optarg, NULL, 0); break;
-		case 'g': groups = atoi(optarg); break;
-		case 't': max_secs = atof(optarg); break;
-		case 'S': seed = strtoull(optarg, NULL, 0) | 1; break;
-		default: goto usage;
+		case 's':
+			addr = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'i':
+			dev = optarg;
+			break;
+		case 'n':
+			min_accepted = strtoul(optarg, NULL, 0);
+			break;
+		case 'g':
+			groups = atoi(optarg);
+			break;
+		case 't':
+			max_secs = atof(optarg);
+			break;
+		case 'S':
+			seed = strtoull(optarg, NULL, 0) | 1;
+			break;
+		default:
+			goto usage;
 		}
 	}
 	if (!addr || !port || !dev || groups < 1) {

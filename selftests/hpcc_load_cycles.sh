@@ -24,10 +24,15 @@
 [ -r "$HPCC_KO" ] || tap_skip_all "no $HPCC_KO (run make)"
 [ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
 [ -x "$HERE/hpcc_stress" ] || tap_skip_all "no selftests/hpcc_stress (make -C selftests)"
-PLAIN=${CYCLES_PLAIN:-40}
-FLOWS=${CYCLES_FLOWS:-30}
-PROGS=${CYCLES_PROGS:-20}
-PROGS_FIRST=${CYCLES_PROGS_FIRST:-10}
+# 100 in all on both kernels; the debug kernel's are mostly plain, since
+# every program cycle loads and verifies a BPF object (seconds there)
+if [ "$WORK_DIV" -eq 1 ]; then
+	PLAIN=${CYCLES_PLAIN:-40} FLOWS=${CYCLES_FLOWS:-30}
+	PROGS=${CYCLES_PROGS:-20} PROGS_FIRST=${CYCLES_PROGS_FIRST:-10}
+else
+	PLAIN=${CYCLES_PLAIN:-70} FLOWS=${CYCLES_FLOWS:-20}
+	PROGS=${CYCLES_PROGS:-6} PROGS_FIRST=${CYCLES_PROGS_FIRST:-4}
+fi
 
 klog_check=$(command -v klog-check.sh) || klog_check=./scripts/klog-check.sh
 [ -x "$klog_check" ] || tap_skip_all "no klog-check.sh"
@@ -45,10 +50,7 @@ tmp=/tmp/cycles.$$
 sink=
 cleanup() {
 	[ -z "$sink" ] || { kill $sink 2>/dev/null; wait $sink 2>/dev/null; }
-	./probe/hpcc-probe -n $n1 host detach veth0 >/dev/null 2>&1
-	./probe/hpcc-probe -n $n2 host detach veth1 >/dev/null 2>&1
-	./probe/hpcc-probe -n $n1 switch detach --all >/dev/null 2>&1
-	ns_del $n1 $n2
+	ns_down $n1 $n2
 	rm -rf $tmp
 	if [ $was_loaded = 1 ] && ! module_loaded; then
 		insmod "$HPCC_KO" || echo "# could not load tcp_hpcc again"

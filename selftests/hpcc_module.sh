@@ -50,7 +50,8 @@ check "a valid write is taken (eta=900)" \
 	sh -c "echo 900 > $PARAMS/eta && test \$(cat $PARAMS/eta) = 900"
 set_param eta 950
 
-dd if=/dev/urandom of=$tmp/src bs=1M count=64 status=none
+mib=$((64 / WORK_DIV))
+dd if=/dev/urandom of=$tmp/src bs=1M count=$mib status=none
 want=$(sha256sum <$tmp/src | cut -d' ' -f1)
 
 # selected by sysctl: namespaces inherit init_net's default at creation
@@ -64,7 +65,7 @@ wait
 echo "# $out"
 check "sysctl default: the stream used hpcc" \
 	sh -c "echo '$out' | grep -q 'cc=hpcc '"
-check "64 MiB over veth with hpcc: receiver sha256 matches" \
+check "$mib MiB over veth with hpcc: receiver sha256 matches" \
 	test "$(sha256sum <$tmp/dst | cut -d' ' -f1)" = "$want"
 sysctl -qw net.ipv4.tcp_congestion_control="$orig"
 ns_del $a $b
@@ -78,7 +79,7 @@ wait
 echo "# $out"
 check "TCP_CONGESTION=hpcc selects hpcc" \
 	sh -c "echo '$out' | grep -q 'cc=hpcc '"
-check "64 MiB over IPv6 with TCP_CONGESTION=hpcc: sha256 matches" \
+check "$mib MiB over IPv6 with TCP_CONGESTION=hpcc: sha256 matches" \
 	test "$(sha256sum <$tmp/dst | cut -d' ' -f1)" = "$want"
 sent=$(hpcc_stat ProbesSent)
 accepted=$(hpcc_stat ReportsAccepted)

@@ -11,11 +11,7 @@ module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 a1=budA1$$ a2=budA2$$ b1=budB1$$ b2=budB2$$
 saved=$(cat $PARAMS/probe_limit)
 cleanup() {
-	for ns in $a1 $a2 $b1 $b2; do
-		./probe/hpcc-probe -n $ns host detach veth0 >/dev/null 2>&1
-		./probe/hpcc-probe -n $ns host detach veth1 >/dev/null 2>&1
-	done
-	ns_del $a1 $a2 $b1 $b2
+	ns_down $a1 $a2 $b1 $b2
 	set_param probe_limit "$saved"
 }
 cleanup_trap cleanup

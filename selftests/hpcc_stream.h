@@ -56,7 +56,7 @@ static const uint32_t sha256_k[64] = {
 
 static void sha256_block(struct sha256 *s, const uint8_t *p)
 {
-	uint32_t w[64], a, b, c, d, e, f, g, h, t1, t2;
+	uint32_t w[64], a, b, c, d, e, f, g, h;
 	int i;
 
 	for (i = 0; i < 16; i++)
@@ -71,10 +71,11 @@ static void sha256_block(struct sha256 *s, const uint8_t *p)
 	a = s->h[0]; b = s->h[1]; c = s->h[2]; d = s->h[3];
 	e = s->h[4]; f = s->h[5]; g = s->h[6]; h = s->h[7];
 	for (i = 0; i < 64; i++) {
-		t1 = h + (SHA_ROR(e, 6) ^ SHA_ROR(e, 11) ^ SHA_ROR(e, 25)) +
-		     ((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
-		t2 = (SHA_ROR(a, 2) ^ SHA_ROR(a, 13) ^ SHA_ROR(a, 22)) +
-		     ((a & b) ^ (a & c) ^ (b & c));
+		uint32_t t1 = h + (SHA_ROR(e, 6) ^ SHA_ROR(e, 11) ^ SHA_ROR(e, 25)) +
+			      ((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
+		uint32_t t2 = (SHA_ROR(a, 2) ^ SHA_ROR(a, 13) ^ SHA_ROR(a, 22)) +
+			      ((a & b) ^ (a & c) ^ (b & c));
+
 		h = g; g = f; f = e; e = d + t1;
 		d = c; c = b; b = a; a = t1 + t2;
 	}
@@ -188,6 +189,16 @@ static void pattern_fill(struct pattern *p, uint8_t *buf, size_t n)
 		*buf++ = p->word[p->used++];
 		n--;
 	}
+}
+
+/* 1 + the offset of the first byte where @a and @b differ, 0 if none */
+static inline uint64_t pattern_first_diff(const uint8_t *a, const uint8_t *b,
+					  size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (a[k] != b[k])
+			return k + 1;
+	return 0;
 }
 
 /* ---- framing ------------------------------------------------------------- */

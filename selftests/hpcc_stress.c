@@ -33,6 +33,7 @@
 #define _GNU_SOURCE
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 
@@ -44,7 +45,8 @@ static const char *opt_cc;
 static const char *opt_file;
 static unsigned int opt_first, opt_count;
 static double opt_idle = 60;
-static volatile sig_atomic_t stop;
+/* set by a signal: a lock-free atomic, as C11 allows a handler to write */
+static atomic_int stop;
 
 static void on_signal(int sig)
 {
@@ -106,7 +108,7 @@ struct sconn {
 	struct sha256 sha;
 };
 
-static int sink(int port)
+static int cmd_sink(int port)
 {
 	static uint8_t buf[1 << 16], want[1 << 16];
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
@@ -219,11 +221,7 @@ static int sink(int port)
 					continue;
 				pattern_fill(&c->pat, want, r);
 				if (!c->bad_at && memcmp(p, want, r))
-					for (ssize_t k = 0; k < r; k++)
-						if (p[k] != want[k]) {
-							c->bad_at = c->got + k + 1;
-							break;
-						}
+					c->bad_at = c->got + pattern_first_diff(p, want, r);
 				sha256_update(&c->sha, p, r);
 				c->got += r;
 				bytes += r;
@@ -407,7 +405,7 @@ static void wait_line(void)
 		clearerr(stdin);
 }
 
-static int flows(const char *addr, int port, unsigned int n, uint64_t bytes)
+static int cmd_flows(const char *addr, int port, unsigned int n, uint64_t bytes)
 {
 	struct epoll_event ev, evs[MAX_EVENTS];
 	struct cconn *c = calloc(n, sizeof(*c));
@@ -593,7 +591,7 @@ static int flows(const char *addr, int port, unsigned int n, uint64_t bytes)
 	return write_digests(digest, n) || ok != n;
 }
 
-static int churn(const char *addr, int port, unsigned int n, uint64_t bytes)
+static int cmd_churn(const char *addr, int port, unsigned int n, uint64_t bytes)
 {
 	uint8_t (*digest)[32] = calloc(n, 32);
 	struct timeval tv = { .tv_sec = (long)opt_idle };
@@ -656,7 +654,7 @@ static int churn(const char *addr, int port, unsigned int n, uint64_t bytes)
 	return write_digests(digest, n) || ok != n;
 }
 
-static int stream(const char *addr, int port)
+static int cmd_stream(const char *addr, int port)
 {
 	struct sockaddr_storage local;
 	socklen_t len = sizeof(local);
@@ -737,7 +735,7 @@ static int stream(const char *addr, int port)
 	return r ? 1 : 0;
 }
 
-static void usage(void)
+static void die_usage(void)
 {
 	fprintf(stderr,
 		"usage: hpcc_stress sink PORT [-n COUNT] [-c CC] [-t IDLE]\n"
@@ -751,27 +749,39 @@ int main(int argc, char **argv)
 {
 	const char *mode;
 	char *pos[4];
-	int npos = 0, opt;
+	int npos = 0;
 
 	if (argc < 2)
-		usage();
+		die_usage();
 	mode = argv[1];
 	optind = 2;
 	while (optind < argc) {
-		opt = getopt(argc, argv, "+n:c:i:d:t:");
+		int opt = getopt(argc, argv, "+n:c:i:d:t:");
+
 		if (opt == -1) {
 			if (npos == 4)
-				usage();
+				die_usage();
 			pos[npos++] = argv[optind++];
 			continue;
 		}
 		switch (opt) {
-		case 'n': opt_count = strtoul(optarg, NULL, 0); break;
-		case 'c': opt_cc = optarg; break;
-		case 'i': opt_first = strtoul(optarg, NULL, 0); break;
-		case 'd': opt_file = optarg; break;
-		case 't': opt_idle = atof(optarg); break;
-		default: usage();
+		case 'n':
+			opt_count = strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			opt_cc = optarg;
+			break;
+		case 'i':
+			opt_first = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			opt_file = optarg;
+			break;
+		case 't':
+			opt_idle = atof(optarg);
+			break;
+		default:
+			die_usage();
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -779,15 +789,15 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(mode, "sink") && npos == 1)
-		return sink(atoi(pos[0]));
+		return cmd_sink(atoi(pos[0]));
 	if (!strcmp(mode, "flows") && npos == 4)
-		return flows(pos[0], atoi(pos[1]), strtoul(pos[2], NULL, 0),
+		return cmd_flows(pos[0], atoi(pos[1]), strtoul(pos[2], NULL, 0),
 			     strtoull(pos[3], NULL, 0));
 	if (!strcmp(mode, "churn") && npos == 4)
-		return churn(pos[0], atoi(pos[1]), strtoul(pos[2], NULL, 0),
+		return cmd_churn(pos[0], atoi(pos[1]), strtoul(pos[2], NULL, 0),
 			     strtoull(pos[3], NULL, 0));
 	if (!strcmp(mode, "stream") && npos == 2)
-		return stream(pos[0], atoi(pos[1]));
-	usage();
+		return cmd_stream(pos[0], atoi(pos[1]));
+	die_usage();
 	return 2;
 }

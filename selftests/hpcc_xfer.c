@@ -68,10 +68,12 @@ static int do_recv(const char *port, const char *file)
 static int do_send(const char *addr, const char *port, const char *file,
 		   const char *cc)
 {
-	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
-	struct sockaddr_in a4 = { .sin_family = AF_INET };
-	struct sockaddr *sa = (void *)&a4;
-	socklen_t salen = sizeof(a4);
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in a4;
+		struct sockaddr_in6 a6;
+	} a = {};
+	socklen_t salen;
 	struct tcp_bbr_info info = {};
 	socklen_t len;
 	char used[16] = "";
@@ -79,21 +81,25 @@ static int do_send(const char *addr, const char *port, const char *file,
 	int fd, in;
 	off_t size;
 
-	a4.sin_port = a6.sin6_port = htons(atoi(port));
-	if (inet_pton(AF_INET6, addr, &a6.sin6_addr) == 1) {
-		sa = (void *)&a6;
-		salen = sizeof(a6);
-	} else if (inet_pton(AF_INET, addr, &a4.sin_addr) != 1) {
+	if (inet_pton(AF_INET6, addr, &a.a6.sin6_addr) == 1) {
+		a.a6.sin6_family = AF_INET6;
+		a.a6.sin6_port = htons(atoi(port));
+		salen = sizeof(a.a6);
+	} else if (inet_pton(AF_INET, addr, &a.a4.sin_addr) == 1) {
+		a.a4.sin_family = AF_INET;
+		a.a4.sin_port = htons(atoi(port));
+		salen = sizeof(a.a4);
+	} else {
 		fprintf(stderr, "hpcc_xfer: bad address %s\n", addr);
 		return 1;
 	}
-	fd = socket(sa->sa_family, SOCK_STREAM, 0);
+	fd = socket(a.sa.sa_family, SOCK_STREAM, 0);
 	if (cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc))) {
 		perror("hpcc_xfer: TCP_CONGESTION");
 		return 1;
 	}
 	in = open(file, O_RDONLY);
-	if (in < 0 || connect(fd, sa, salen)) {
+	if (in < 0 || connect(fd, &a.sa, salen)) {
 		perror("hpcc_xfer: connect");
 		return 1;
 	}
@@ -110,8 +116,8 @@ static int do_send(const char *addr, const char *port, const char *file,
 	shutdown(fd, SHUT_WR);
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
-	printf("cc=%s bytes=%lld seconds=%.3f mbps=%.1f hpcc_rate_Bps=%llu "
-	       "hpcc_t_us=%u hpcc_u=%.3f\n", used, (long long)size,
+	printf("cc=%s bytes=%lld seconds=%.3f mbps=%.1f hpcc_rate_Bps=%llu hpcc_t_us=%u hpcc_u=%.3f\n",
+	       used, (long long)size,
 	       now() - t0, size * 8 / (now() - t0) / 1e6,
 	       ((unsigned long long)info.bbr_bw_hi << 32) | info.bbr_bw_lo,
 	       info.bbr_min_rtt, info.bbr_pacing_gain / 256.0);

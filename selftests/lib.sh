@@ -15,10 +15,47 @@ check() {
 	tap_check "$@"
 }
 
+# ns_down NS...: the namespaces deleted, after what hpcc-probe attached in
+# them (hpcc_host on any device, the hpcc_switch instance): its pinned
+# programs would outlive them, and hpcc_host's kfunc reference would keep
+# tcp_hpcc loaded.
+ns_down() {
+	local ns dev
+	for ns; do
+		for dev in $($IP -n "$ns" -o link show 2>/dev/null |
+			     awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'); do
+			./probe/hpcc-probe -n "$ns" host detach "$dev" >/dev/null 2>&1
+		done
+		./probe/hpcc-probe -n "$ns" switch detach --all >/dev/null 2>&1
+	done
+	ns_del "$@"
+}
+
 # cleanup_trap COMMAND: COMMAND when the test ends, also by run_tests.sh's
 # timeout (TERM) or ^C: namespaces and pinned programs outlive the test
 # otherwise, and sh (unlike bash) runs no EXIT trap on a signal.
 cleanup_trap() {
 	trap "$1" EXIT
 	trap 'exit 143' TERM INT
+}
+
+# The debug kernel (KASAN, lockdep, kmemleak; vm-init.sh exports
+# HPCC_DEBUG_KERNEL=1) under TCG forwards about a tenth of what the stock
+# kernel does: links and transfers there are WORK_DIV times smaller. Only
+# the workload shrinks; every assertion stays, but performance ones.
+if [ "${HPCC_DEBUG_KERNEL:-0}" = 1 ]; then
+	WORK_DIV=10
+else
+	WORK_DIV=1
+fi
+
+# perf_check DESCRIPTION COMMAND...: check, for a performance assertion;
+# a skip on the debug kernel, where the emulator, not the law, sets the
+# pace.
+perf_check() {
+	if [ "$WORK_DIV" -gt 1 ]; then
+		tap_skip "$1" "performance, on the debug kernel"
+		return 0
+	fi
+	check "$@"
 }

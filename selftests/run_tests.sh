@@ -12,6 +12,9 @@
 # is one more top-level result.
 cd "$(dirname "$0")/.." || exit 1
 timeout=$(sed -n 's/^timeout=//p' selftests/settings)
+# the debug kernel (vm-init.sh exports HPCC_DEBUG_KERNEL=1) loads a BPF
+# object in minutes under TCG: three times the time there
+[ "${HPCC_DEBUG_KERNEL:-0}" = 1 ] && timeout=$((${timeout:-600} * 3))
 progs=${*:-$(sed -n 's/^TEST_PROGS := //p' selftests/Makefile)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -11,7 +11,7 @@
 # bottleneck at BOTTLENECK_MBIT). netem on R1's port towards H1 (r1h1)
 # gives the base RTT; H1 paces through fq. The devices: h1r1, r1h1, r1r2,
 # r2r1, r2h2, h2r2.
-BOTTLENECK_MBIT=${BOTTLENECK_MBIT:-150}
+BOTTLENECK_MBIT=${BOTTLENECK_MBIT:-$((150 / WORK_DIV))}
 BOTTLENECK_BURST=${BOTTLENECK_BURST:-64k}
 DELAY_MS=${DELAY_MS:-2}
 H1=
@@ -46,15 +46,8 @@ topo_up() {
 	$TC -n $H1 qdisc add dev h1r1 root fq
 }
 
-# Detach through hpcc-probe first: its pinned programs would outlive the
-# namespaces, and hpcc_host's kfunc reference would keep tcp_hpcc loaded.
 topo_down() {
-	[ -n "$H1" ] || return 0
-	./probe/hpcc-probe -n $H1 host detach h1r1 >/dev/null 2>&1
-	./probe/hpcc-probe -n $H2 host detach h2r2 >/dev/null 2>&1
-	./probe/hpcc-probe -n $R1 switch detach --all >/dev/null 2>&1
-	./probe/hpcc-probe -n $R2 switch detach --all >/dev/null 2>&1
-	ns_del $H1 $R1 $R2 $H2
+	[ -z "$H1" ] || ns_down $H1 $R1 $R2 $H2
 }
 
 r1_stamp() {

@@ -184,12 +184,12 @@ TcpHpcc::Reno(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs)
     uint32_t mss = tcb->m_segmentSize;
     int32_t acked = rs.m_ackedSacked > 0 ? (rs.m_ackedSacked + mss / 2) / mss : 0;
     auto state = tcb->m_congState.Get();
-    uint32_t cwnd;
     uint64_t rate;
 
     if (state == TcpSocketState::CA_RECOVERY || state == TcpSocketState::CA_CWR)
     {
-        cwnd = hpcc_ctl_conserve_cwnd(tcb->m_cWnd / mss, tcb->m_bytesInFlight / mss, acked);
+        uint32_t cwnd =
+            hpcc_ctl_conserve_cwnd(tcb->m_cWnd / mss, tcb->m_bytesInFlight / mss, acked);
         tcb->m_cWnd = cwnd * mss;
     }
     else if (acked > 0)

@@ -272,7 +272,6 @@ FillTx(FlowRec* f)
             for (int i = 0; i < 8; i++)
                 hdr[i] = (uint8_t)(sz >> (56 - 8 * i));
             p = Create<Packet>(hdr, 8);
-            n = 8;
         }
         else
         {
@@ -514,13 +513,13 @@ struct Profile
 
 static double g_base_rtt_ms;
 
+/* Three senders behind r1, two receivers behind r2 (demo/topo_dc.sh). */
 static void
-BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf)
+DumbbellTopology(Host s[3], Host d[2])
 {
     const std::string bott = "100Mbps", fast = "1Gbps";
     const uint32_t buf = 500000, k = 30000;
     bool ecn = g_cc == "dctcp";
-    Host s[3], d[2];
     Ptr<Node> r1 = CreateObject<Node>(), r2 = CreateObject<Node>();
     Ptr<HpccNet> n1 = HpccInstallStack(r1), n2 = HpccInstallStack(r2);
     /* netem 4 ms + the VM's ~0.57 ms of veth/stack: its min ping RTT 4.569 ms */
@@ -564,11 +563,44 @@ BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf
     static FlowServer srv[2];
     for (int j = 0; j < 2; j++)
         srv[j].Start(d[j]);
+}
 
+static void
+Event(double t, const char* kind, const std::string& fl)
+{
+    Emit("events.csv", Fmt("%g,%s,%s", t, kind, fl.c_str()));
+}
+
+/* The websearch scenario's flows: fctgen --poisson LOAD/3,100,WS_DUR from
+ * each sender to d1,d2, seed SEED+1000*rep+i
+ */
+static void
+WebSearchFlows(int rep, uint64_t seed, const Profile& pf, Host s[3], Host d[2])
+{
+    for (int i = 0; i < 3; i++)
+    {
+        uint64_t st = 0x5eed0000ULL + seed + 1000 * rep + (i + 1);
+        double rate = 100e6 / 8, load = 0.5 / 3, t = 0;
+        double gap = flowcdf_mean(&flowcdf_websearch) / (load * rate * 2);
+        for (;;)
+        {
+            t += -std::log(1 - flowcdf_rng_unit(&st)) * gap;
+            if (t >= pf.ws_dur)
+                break;
+            int dj = (int)(flowcdf_rng_next(&st) % 2);
+            uint64_t size = flowcdf_sample(&flowcdf_websearch, flowcdf_rng_unit(&st));
+            AddFlow(Fmt("ws%d", i + 1), s[i], d[dj], size, t, 0);
+        }
+    }
+}
+
+/* The flows of scenario @scen (demo/scenarios.sh's); returns its duration. */
+static double
+DumbbellFlows(const std::string& scen, int rep, uint64_t seed, const Profile& pf, Host s[3],
+              Host d[2])
+{
     double dur = 0;
-    auto ev = [](double t, const char* kind, const std::string& fl) {
-        Emit("events.csv", Fmt("%g,%s,%s", t, kind, fl.c_str()));
-    };
+
     Emit("events.csv", "t,kind,flow");
     if (scen == "long" || scen == "smoke")
     {
@@ -576,7 +608,7 @@ BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf
         for (int i = 0; i < 3; i++)
         {
             AddFlow(Fmt("f%d", i + 1), s[i], d[0], ~0ULL, 0, dur);
-            ev(0, "join", Fmt("f%d", i + 1));
+            Event(0, "join", Fmt("f%d", i + 1));
         }
     }
     else if (scen == "incast")
@@ -591,7 +623,7 @@ BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf
                     AddFlow(Fmt("inc%d", i + 1), s[i], d[0], 65536, 2 + b, 0);
         }
         for (int b = 0; b < pf.incast_bursts; b++)
-            ev(2 + b, "burst", "inc");
+            Event(2 + b, "burst", "inc");
     }
     else if (scen == "stagger")
     {
@@ -599,33 +631,28 @@ BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf
         AddFlow("f1", s[0], d[0], ~0ULL, 0, D);
         AddFlow("f2", s[1], d[0], ~0ULL, D / 6, 2 * D / 3);
         AddFlow("f3", s[2], d[0], ~0ULL, D / 3, D / 3);
-        ev(0, "join", "f1");
-        ev(D / 6, "join", "f2");
-        ev(D / 3, "join", "f3");
-        ev(2 * D / 3, "leave", "f3");
-        ev(5 * D / 6, "leave", "f2");
-        ev(D, "leave", "f1");
+        Event(0, "join", "f1");
+        Event(D / 6, "join", "f2");
+        Event(D / 3, "join", "f3");
+        Event(2 * D / 3, "leave", "f3");
+        Event(5 * D / 6, "leave", "f2");
+        Event(D, "leave", "f1");
     }
     else if (scen == "websearch")
     {
         dur = pf.ws_dur + pf.ws_drain;
-        for (int i = 0; i < 3; i++)
-        {
-            /* fctgen --poisson LOAD/3,100,WS_DUR to d1,d2, seed SEED+1000*rep+i */
-            uint64_t st = 0x5eed0000ULL + seed + 1000 * rep + (i + 1);
-            double rate = 100e6 / 8, load = 0.5 / 3, t = 0;
-            double gap = flowcdf_mean(&flowcdf_websearch) / (load * rate * 2);
-            for (;;)
-            {
-                t += -std::log(1 - flowcdf_rng_unit(&st)) * gap;
-                if (t >= pf.ws_dur)
-                    break;
-                int dj = (int)(flowcdf_rng_next(&st) % 2);
-                uint64_t size = flowcdf_sample(&flowcdf_websearch, flowcdf_rng_unit(&st));
-                AddFlow(Fmt("ws%d", i + 1), s[i], d[dj], size, t, 0);
-            }
-        }
+        WebSearchFlows(rep, seed, pf, s, d);
     }
+    return dur;
+}
+
+static void
+BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf)
+{
+    Host s[3], d[2];
+
+    DumbbellTopology(s, d);
+    double dur = DumbbellFlows(scen, rep, seed, pf, s, d);
     /* every file this program writes is complete: its header first */
     Emit("queue.csv", "t,dev,backlog,qlen,drops,bytes,pkts,marks");
     Emit("samples.csv", "tag,id,t,bytes_acked,rtt_us,cwnd,retrans");
@@ -658,10 +685,13 @@ struct FabricOut
     double arrive_dur = 0;
 };
 
-static FabricOut
-BuildFabric(const FabricCfg& fc, uint64_t seed)
+static const int kLeaves = 4, kHostsPerLeaf = 8, kSpines = 4, kHosts = 32;
+
+/* The leaf-spine's nodes, links, routes and flow servers; its hosts. */
+static std::vector<Host>
+FabricTopology()
 {
-    const int L = 4, H = 8, S = 4, N = L * H;
+    const int L = kLeaves, H = kHostsPerLeaf, S = kSpines, N = kHosts;
     const std::string hr = "10Gbps", ur = "40Gbps";
     const uint32_t buf = 1000000, k = 30000;
     Time dl = MicroSeconds(1);
@@ -737,6 +767,45 @@ BuildFabric(const FabricCfg& fc, uint64_t seed)
     static std::vector<FlowServer> srv(N);
     for (int h = 0; h < N; h++)
         srv[h].Start(host[h]);
+    return host;
+}
+
+/* The paper's recipe scaled to 32 hosts: incasts as a Poisson process
+ * worth 2% of the capacity (@rate bytes/s per host) until @arrive, each
+ * 16-to-1 (half the hosts) of 500 KB flows to one random receiver; the
+ * random numbers go on from *@st.
+ */
+static void
+FabricIncasts(std::vector<Host>& host, uint64_t* st, double rate, double arrive)
+{
+    const int N = kHosts, fan = 16;
+    const double isz = 500000;
+    double igap = fan * isz / (0.02 * rate * N), ti = 0;
+    int ninc = 0;
+
+    for (;;)
+    {
+        ti += -std::log(1 - flowcdf_rng_unit(st)) * igap;
+        if (ti >= arrive)
+            break;
+        int r = (int)(flowcdf_rng_next(st) % N);
+        for (int j = 0, m = 0; m < fan; j++)
+        {
+            int s = (int)((r + 1 + j * 7) % N); /* spread over racks */
+            if (s == r)
+                continue;
+            AddFlow(Fmt("inc%d", ninc), host[s], host[r], (uint64_t)isz, 0.001 + ti, 0);
+            m++;
+        }
+        ninc++;
+    }
+}
+
+static FabricOut
+BuildFabric(const FabricCfg& fc, uint64_t seed)
+{
+    const int N = kHosts;
+    std::vector<Host> host = FabricTopology();
 
     /* Poisson arrivals, each flow between a random pair of hosts, offering
      * LOAD of the hosts' total capacity (the paper's definition)
@@ -758,36 +827,161 @@ BuildFabric(const FabricCfg& fc, uint64_t seed)
     }
     double arrive = t;
     if (fc.incast)
-    {
-        /* the paper's recipe scaled to 32 hosts: incasts as a Poisson
-         * process worth 2% of the capacity, each 16-to-1 (half the hosts) of
-         * 500 KB flows to one random receiver
-         */
-        const int fan = 16;
-        const double isz = 500000;
-        double igap = fan * isz / (0.02 * rate * N), ti = 0;
-        int ninc = 0;
-        for (;;)
-        {
-            ti += -std::log(1 - flowcdf_rng_unit(&st)) * igap;
-            if (ti >= arrive)
-                break;
-            int r = (int)(flowcdf_rng_next(&st) % N);
-            for (int j = 0, m = 0; m < fan; j++)
-            {
-                int s = (int)((r + 1 + j * 7) % N); /* spread over racks */
-                if (s == r)
-                    continue;
-                AddFlow(Fmt("inc%d", ninc), host[s], host[r], (uint64_t)isz, 0.001 + ti, 0);
-                m++;
-            }
-            ninc++;
-        }
-    }
+        FabricIncasts(host, &st, rate, arrive);
     g_emit_queue = false;
     Simulator::Schedule(Seconds(0), &SampleQueues, 0.0001, arrive + 0.5);
     Simulator::Stop(Seconds(arrive + 0.5));
     return {arrive};
+}
+
+/* ---- the results ------------------------------------------------------------------ */
+
+/* Every flow's row of flows.csv (its header went out before the run);
+ * returns how many completed.
+ */
+static uint64_t
+EmitFlows()
+{
+    uint64_t ok = 0;
+
+    for (FlowRec* f : g_flows)
+    {
+        bool done = f->t_end >= 0;
+        double fct = done ? f->t_end - f->start : -1;
+        Ipv4Address d = f->dst.addr;
+        std::ostringstream ds;
+        d.Print(ds);
+        ok += done;
+        Emit("flows.csv",
+             Fmt("%s,%d,%s,%" PRIu64 ",%.6f,%.6f,%.6f,%s", f->tag.c_str(), f->id, ds.str().c_str(),
+                 f->size == ~0ULL ? (uint64_t)0 : f->size, f->start, done ? f->t_end : -1, fct,
+                 done ? "ok" : "unfinished"));
+    }
+    return ok;
+}
+
+/* A fabric switch port's class, from its name (BuildFabric's) */
+static const char*
+PortClass(const std::string& name)
+{
+    return name.find("-h") != std::string::npos    ? "tor-down"
+           : name.find("-up") != std::string::npos ? "tor-up"
+                                                   : "spine-down";
+}
+
+/* Queue percentiles per port class: the raw samples are too many. */
+static void
+EmitQueuePercentiles()
+{
+    std::map<std::string, std::vector<uint32_t>> cls;
+    for (QPort& p : g_qports)
+    {
+        std::string c = PortClass(p.name);
+        cls[c].insert(cls[c].end(), p.samples.begin(), p.samples.end());
+    }
+    for (QPort& p : g_nics)
+        cls["host-nic"].insert(cls["host-nic"].end(), p.samples.begin(), p.samples.end());
+    Emit("qpct.csv", "class,n,p50,p95,p99,max");
+    for (auto& c : cls)
+    {
+        auto& v = c.second;
+        std::sort(v.begin(), v.end());
+        auto pct = [&](double p) {
+            size_t r = (size_t)std::ceil(p / 100 * v.size());
+            return v.empty() ? 0u : v[r ? r - 1 : 0];
+        };
+        Emit("qpct.csv", Fmt("%s,%zu,%u,%u,%u,%u", c.first.c_str(), v.size(), pct(50),
+                             pct(95), pct(99), v.empty() ? 0u : v.back()));
+    }
+}
+
+/* Where packets were lost, and why (ns-3's drop reasons); returns the
+ * ECN marks.
+ */
+static uint64_t
+EmitDrops()
+{
+    std::map<std::string, uint64_t> drops;
+    uint64_t marks = 0;
+    auto count = [&](const std::string& c, QPort& p) {
+        const QueueDisc::Stats& st = p.q->GetStats();
+        for (const auto& r : st.nDroppedPacketsBeforeEnqueue)
+            drops[c + "," + r.first] += r.second;
+        for (const auto& r : st.nDroppedPacketsAfterDequeue)
+            drops[c + "," + r.first] += r.second;
+        marks += st.nTotalMarkedPackets;
+    };
+    for (QPort& p : g_qports)
+        count(PortClass(p.name), p);
+    for (QPort& p : g_nics)
+        count("host-nic", p);
+    Emit("drops.csv", "class,reason,packets");
+    for (auto& d : drops)
+        if (d.second)
+            Emit("drops.csv", Fmt("%s,%" PRIu64, d.first.c_str(), d.second));
+    return marks;
+}
+
+/* The fabric's tables beside flows.csv: queues, drops, RTOs, utilisation. */
+static void
+EmitFabric(double dur)
+{
+    EmitQueuePercentiles();
+    uint64_t marks = EmitDrops();
+    uint64_t rto_snd = 0, rto_flows = 0;
+    for (FlowRec* f : g_flows)
+    {
+        rto_snd += f->rtos;
+        rto_flows += f->rtos > 0;
+    }
+    Emit("rto.csv", "rto_sender,flows_with_rto,rto_receiver,ecn_marks");
+    Emit("rto.csv", Fmt("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, rto_snd, rto_flows,
+                        g_rto_rcv, marks));
+    uint64_t tx = 0;
+    for (QPort& p : g_qports)
+        if (p.name.find("-h") != std::string::npos)
+            tx += p.q->GetStats().nTotalSentBytes;
+    Emit("util.csv", "hosts,rate_bps,seconds,host_rx_bytes");
+    Emit("util.csv", Fmt("32,10e9,%.6f,%" PRIu64, dur, tx));
+}
+
+/* What a run cost and counted: runs.csv, cost.csv, hpcc.csv. */
+struct RunStats
+{
+    double dur, wall, cpu;
+    uint64_t events, ok;
+};
+
+static void
+EmitRun(const std::string& label, int rep, uint64_t seed, const RunStats& r)
+{
+    const HpccCounters& c = HpccStats();
+    fprintf(g_out,
+            "@@csv runs.csv@@ %s,%s,%d,%" PRIu64 ",%.3f,%d,%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64
+            ",%.1f\n",
+            label.c_str(), g_cc.c_str(), rep, seed + 1000 * rep, r.dur,
+            g_cc == "hpcc" ? 1 : 0, c.probesSent, c.reportsUsed, g_flows.size(), r.ok, r.wall);
+    fprintf(g_out,
+            "@@csv cost.csv@@ %s,%s,%d,%" PRIu64 ",%.2f,%.2f,%.0f,%.6f\n",
+            label.c_str(), g_cc.c_str(), rep, r.events, r.wall, r.cpu,
+            r.events / std::max(r.cpu, 1e-9), g_base_rtt_ms);
+    fprintf(g_out,
+            "@@csv hpcc.csv@@ %s,%s,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+            label.c_str(), g_cc.c_str(), rep, c.probesSent, c.probesLost, c.reportsAccepted,
+            c.reportsUsed, c.reportsNoCapacity, c.rejected, c.telemetryTimeouts, c.stamped,
+            c.overflow, c.reflected, c.delivered);
+}
+
+/* demo/scenarios.sh's durations */
+static Profile
+ProfileFor(const std::string& profile)
+{
+    if (profile == "long")
+        return {15, 8, 18, 30, 12, 6};
+    if (profile == "smoke")
+        return {6, 6, 12, 10, 6, 3};
+    return {8, 6, 12, 12, 8, 4};
 }
 
 /* ---- main --------------------------------------------------------------------------- */
@@ -800,6 +994,7 @@ main(int argc, char** argv)
     uint64_t seed = 42;
     FabricCfg fc;
     CommandLine cmd;
+    RunStats r;
 
     cmd.AddValue("scenario", "long|incast|stagger|websearch|smoke|fabric", scen);
     cmd.AddValue("cc", "hpcc|dctcp|cubic|bbr", g_cc);
@@ -821,14 +1016,6 @@ main(int argc, char** argv)
     RngSeedManager::SetRun(rep);
     LinuxTcpDefaults();
 
-    Profile pf;
-    if (profile == "long")
-        pf = {15, 8, 18, 30, 12, 6};
-    else if (profile == "smoke")
-        pf = {6, 6, 12, 10, 6, 3};
-    else
-        pf = {8, 6, 12, 12, 8, 4};
-
     std::string label = scen == "fabric"
                             ? Fmt("fabric-%s-%.0f%s", fc.cdf.c_str(), fc.load * 100,
                                   fc.incast ? "-incast" : "")
@@ -836,7 +1023,7 @@ main(int argc, char** argv)
     g_dir = Fmt("%s/%s/r%d", label.c_str(), g_cc.c_str(), rep);
     auto w0 = std::chrono::steady_clock::now();
     std::clock_t c0 = std::clock(); /* CPU time: the per-run budget is in CPU-minutes */
-    double dur, stop_pad = 1.0;
+    double stop_pad = 1.0;
     if (scen == "fabric")
     {
         BuildFabric(fc, seed + 1000 * rep);
@@ -844,106 +1031,18 @@ main(int argc, char** argv)
     }
     else
     {
-        BuildDumbbell(scen, rep, seed, pf);
+        BuildDumbbell(scen, rep, seed, ProfileFor(profile));
     }
     Emit("flows.csv", "tag,id,dst,size,start,end,fct,status");
     Simulator::Run();
-    dur = Simulator::Now().GetSeconds() - stop_pad;
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-    uint64_t events = Simulator::GetEventCount();
-    double cpu = (double)(std::clock() - c0) / CLOCKS_PER_SEC;
-    uint64_t ok = 0;
-    for (FlowRec* f : g_flows)
-    {
-        bool done = f->t_end >= 0;
-        double fct = done ? f->t_end - f->start : -1;
-        Ipv4Address d = f->dst.addr;
-        std::ostringstream ds;
-        d.Print(ds);
-        ok += done;
-        Emit("flows.csv",
-             Fmt("%s,%d,%s,%" PRIu64 ",%.6f,%.6f,%.6f,%s", f->tag.c_str(), f->id, ds.str().c_str(),
-                 f->size == ~0ULL ? (uint64_t)0 : f->size, f->start, done ? f->t_end : -1, fct,
-                 done ? "ok" : "unfinished"));
-    }
+    r.dur = Simulator::Now().GetSeconds() - stop_pad;
+    r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    r.events = Simulator::GetEventCount();
+    r.cpu = (double)(std::clock() - c0) / CLOCKS_PER_SEC;
+    r.ok = EmitFlows();
     if (scen == "fabric")
-    {
-        /* queue percentiles per port class; the raw samples are too many */
-        std::map<std::string, std::vector<uint32_t>> cls;
-        for (QPort& p : g_qports)
-        {
-            std::string c = p.name.find("-h") != std::string::npos ? "tor-down"
-                            : p.name.find("-up") != std::string::npos ? "tor-up"
-                                                                       : "spine-down";
-            cls[c].insert(cls[c].end(), p.samples.begin(), p.samples.end());
-        }
-        for (QPort& p : g_nics)
-            cls["host-nic"].insert(cls["host-nic"].end(), p.samples.begin(), p.samples.end());
-        Emit("qpct.csv", "class,n,p50,p95,p99,max");
-        for (auto& c : cls)
-        {
-            auto& v = c.second;
-            std::sort(v.begin(), v.end());
-            auto pct = [&](double p) {
-                size_t r = (size_t)std::ceil(p / 100 * v.size());
-                return v.empty() ? 0u : v[r ? r - 1 : 0];
-            };
-            Emit("qpct.csv", Fmt("%s,%zu,%u,%u,%u,%u", c.first.c_str(), v.size(), pct(50),
-                                 pct(95), pct(99), v.empty() ? 0u : v.back()));
-        }
-        /* where packets were lost, and why (ns-3's drop reasons) */
-        std::map<std::string, uint64_t> drops;
-        uint64_t marks = 0;
-        auto count = [&](const std::string& c, QPort& p) {
-            const QueueDisc::Stats& st = p.q->GetStats();
-            for (auto& r : st.nDroppedPacketsBeforeEnqueue)
-                drops[c + "," + r.first] += r.second;
-            for (auto& r : st.nDroppedPacketsAfterDequeue)
-                drops[c + "," + r.first] += r.second;
-            marks += st.nTotalMarkedPackets;
-        };
-        for (QPort& p : g_qports)
-            count(p.name.find("-h") != std::string::npos ? "tor-down"
-                  : p.name.find("-up") != std::string::npos ? "tor-up"
-                                                             : "spine-down", p);
-        for (QPort& p : g_nics)
-            count("host-nic", p);
-        Emit("drops.csv", "class,reason,packets");
-        for (auto& d : drops)
-            if (d.second)
-                Emit("drops.csv", Fmt("%s,%" PRIu64, d.first.c_str(), d.second));
-        uint64_t rto_snd = 0, rto_flows = 0;
-        for (FlowRec* f : g_flows)
-        {
-            rto_snd += f->rtos;
-            rto_flows += f->rtos > 0;
-        }
-        Emit("rto.csv", "rto_sender,flows_with_rto,rto_receiver,ecn_marks");
-        Emit("rto.csv", Fmt("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, rto_snd, rto_flows,
-                            g_rto_rcv, marks));
-        uint64_t tx = 0;
-        for (QPort& p : g_qports)
-            if (p.name.find("-h") != std::string::npos)
-                tx += p.q->GetStats().nTotalSentBytes;
-        Emit("util.csv", "hosts,rate_bps,seconds,host_rx_bytes");
-        Emit("util.csv", Fmt("32,10e9,%.6f,%" PRIu64, dur, tx));
-    }
-    const HpccCounters& c = HpccStats();
-    fprintf(g_out,
-            "@@csv runs.csv@@ %s,%s,%d,%" PRIu64 ",%.3f,%d,%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64
-            ",%.1f\n",
-            label.c_str(), g_cc.c_str(), rep, seed + 1000 * rep, dur,
-            g_cc == "hpcc" ? 1 : 0, c.probesSent, c.reportsUsed, g_flows.size(), ok, wall);
-    fprintf(g_out,
-            "@@csv cost.csv@@ %s,%s,%d,%" PRIu64 ",%.2f,%.2f,%.0f,%.6f\n",
-            label.c_str(), g_cc.c_str(), rep, events, wall, cpu,
-            events / std::max(cpu, 1e-9), g_base_rtt_ms);
-    fprintf(g_out,
-            "@@csv hpcc.csv@@ %s,%s,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-            label.c_str(), g_cc.c_str(), rep, c.probesSent, c.probesLost, c.reportsAccepted,
-            c.reportsUsed, c.reportsNoCapacity, c.rejected, c.telemetryTimeouts, c.stamped,
-            c.overflow, c.reflected, c.delivered);
+        EmitFabric(r.dur);
+    EmitRun(label, rep, seed, r);
     Simulator::Destroy();
     if (g_out != stdout)
         fclose(g_out);

@@ -231,6 +231,82 @@ def plot_fabric(lab, res, outdir):
         pass
 
 
+def target_md(vm, sim):
+    """The target: hpcc/dctcp ratios of the long flows within 25% of the VM's."""
+    md = ['', '### Target: hpcc/dctcp ratios (long flows) within 25% of the VM\'s', '',
+          '| ratio | VM | model | difference | verdict |', '|---|---|---|---|---|']
+    for what, rv, rs, rel, verdict in ratio_target(vm, sim):
+        md.append('| hpcc/dctcp %s | %s | %s | %s | %s |' % (
+            what, '-' if rv is None else '%.3f' % rv, '-' if rs is None else '%.3f' % rs,
+            '-' if rel is None else '%.0f%%' % rel, verdict))
+    return md
+
+
+def fabric_section_md(labels, res, outdir):
+    """The fabric's tables and the target on its small flows' slowdown."""
+    md = ['', '## Fabric: leaf-spine, 32 hosts at 10 Gbit/s', '',
+          'FCT slowdown = FCT / (2 x base RTT + wire bytes / 10 Gbit/s) (demo/analyze.py\'s '
+          'definition; the FCT includes the handshake and the 1-byte answer), base RTT the '
+          'cross-leaf one. Queues: every 100 us, per port class.']
+    md += fabric_md(labels, res, outdir)
+    md += ['', '### Target: hpcc p99 slowdown of flows < 100 KB <= 0.5 x dctcp\'s (50% WebSearch)', '']
+    for lab in labels:
+        if not lab.startswith('fabric-websearch-50'):
+            continue
+        h, d = res.get((lab, 'hpcc')), res.get((lab, 'dctcp'))
+        if h and d and h['small'][3] and d['small'][3]:
+            r = h['small'][3] / d['small'][3]
+            md.append('- %s: hpcc %.2f, dctcp %.2f: ratio %.2f, %s' % (
+                lab, h['small'][3], d['small'][3], r, 'met' if r <= 0.5 else 'MISSED'))
+    return md
+
+
+def cost_md(files, labels, res):
+    """Events, CPU and wall seconds per scenario and CC."""
+    cost = rows_of(files.get('cost.csv', []), COST_H)
+    md = ['', '## Cost', '',
+          'Per scenario and CC, mean over repetitions. CPU seconds are the run\'s own '
+          '(the per-run budget is 5 CPU-minutes); wall seconds depend on what else the '
+          'machine ran at the time.', '',
+          '| scenario | cc | runs | events | CPU s | wall s | events per CPU-s |',
+          '|---|---|---|---|---|---|---|']
+    groups = {}
+    for c in cost:
+        groups.setdefault((c['scenario'], c['cc']), []).append(c)
+    tot_cpu = tot_wall = 0.0
+    for (scen, cc), cs in sorted(groups.items()):
+        ev = sum(float(c['events']) for c in cs) / len(cs)
+        cpu = sum(float(c['cpu_s']) for c in cs) / len(cs)
+        wall = sum(float(c['wall_s']) for c in cs) / len(cs)
+        tot_cpu += cpu * len(cs)
+        tot_wall += wall * len(cs)
+        md.append('| %s | %s | %d | %.0f | %.1f | %.1f | %.0f |' % (
+            scen, cc, len(cs), ev, cpu, wall, ev / cpu if cpu else 0))
+    fl = [(c, r) for (lab, cc), r in res.items() for c in [r['cost']] if c.get('cpu_s')] if labels else []
+    md += ['', 'All runs: %.0f CPU-s, %.0f run-seconds of wall time (runs go 2 at a time).' % (
+        tot_cpu, tot_wall)]
+    if fl:
+        md.append('Fabric CPU per flow: ' + ', '.join(
+            '%s %s %.3f s' % (c['scenario'], c['cc'], float(c['cpu_s']) / r['n']) for c, r in fl) + '.')
+    return md
+
+
+def write_md(text, md_path, outdir, labels):
+    """The report at MD_PATH, the fabric plots beside it (sim-plots/), its
+    links to them; returns the text as written."""
+    pd = os.path.join(os.path.dirname(os.path.abspath(md_path)), 'sim-plots')
+    for lab in labels:
+        png = os.path.join(outdir, 'fabric', lab + '.png')
+        if os.path.exists(png):
+            os.makedirs(pd, exist_ok=True)
+            shutil.copy(png, pd)
+            text = text.replace('Plot: `fabric/%s.png`' % lab,
+                                'Plot: [sim-plots/%s.png](sim-plots/%s.png)' % (lab, lab))
+    with open(md_path, 'w') as f:
+        f.write(text)
+    return text
+
+
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith('--')]
     md_path = argv[argv.index('--md') + 1] if '--md' in argv else None
@@ -253,53 +329,11 @@ def main(argv):
           'its repetitions. Differences over 20% are flagged and explained in the text.', '']
     rows, flagged = crosscheck(vm, sim)
     md += rows
-    md += ['', '### Target: hpcc/dctcp ratios (long flows) within 25% of the VM\'s', '',
-           '| ratio | VM | model | difference | verdict |', '|---|---|---|---|---|']
-    for what, rv, rs, rel, verdict in ratio_target(vm, sim):
-        md.append('| hpcc/dctcp %s | %s | %s | %s | %s |' % (
-            what, '-' if rv is None else '%.3f' % rv, '-' if rs is None else '%.3f' % rs,
-            '-' if rel is None else '%.0f%%' % rel, verdict))
+    md += target_md(vm, sim)
     labels, res = fabric(files, outdir)
     if labels:
-        md += ['', '## Fabric: leaf-spine, 32 hosts at 10 Gbit/s', '',
-               'FCT slowdown = FCT / (2 x base RTT + wire bytes / 10 Gbit/s) (demo/analyze.py\'s '
-               'definition; the FCT includes the handshake and the 1-byte answer), base RTT the '
-               'cross-leaf one. Queues: every 100 us, per port class.']
-        md += fabric_md(labels, res, outdir)
-        md += ['', '### Target: hpcc p99 slowdown of flows < 100 KB <= 0.5 x dctcp\'s (50% WebSearch)', '']
-        for lab in labels:
-            if not lab.startswith('fabric-websearch-50'):
-                continue
-            h, d = res.get((lab, 'hpcc')), res.get((lab, 'dctcp'))
-            if h and d and h['small'][3] and d['small'][3]:
-                r = h['small'][3] / d['small'][3]
-                md.append('- %s: hpcc %.2f, dctcp %.2f: ratio %.2f, %s' % (
-                    lab, h['small'][3], d['small'][3], r, 'met' if r <= 0.5 else 'MISSED'))
-    cost = rows_of(files.get('cost.csv', []), COST_H)
-    md += ['', '## Cost', '',
-           'Per scenario and CC, mean over repetitions. CPU seconds are the run\'s own '
-           '(the per-run budget is 5 CPU-minutes); wall seconds depend on what else the '
-           'machine ran at the time.', '',
-           '| scenario | cc | runs | events | CPU s | wall s | events per CPU-s |',
-           '|---|---|---|---|---|---|---|']
-    groups = {}
-    for c in cost:
-        groups.setdefault((c['scenario'], c['cc']), []).append(c)
-    tot_cpu = tot_wall = 0.0
-    for (scen, cc), cs in sorted(groups.items()):
-        ev = sum(float(c['events']) for c in cs) / len(cs)
-        cpu = sum(float(c['cpu_s']) for c in cs) / len(cs)
-        wall = sum(float(c['wall_s']) for c in cs) / len(cs)
-        tot_cpu += cpu * len(cs)
-        tot_wall += wall * len(cs)
-        md.append('| %s | %s | %d | %.0f | %.1f | %.1f | %.0f |' % (
-            scen, cc, len(cs), ev, cpu, wall, ev / cpu if cpu else 0))
-    fl = [(c, r) for (lab, cc), r in res.items() for c in [r['cost']] if c.get('cpu_s')] if labels else []
-    md += ['', 'All runs: %.0f CPU-s, %.0f run-seconds of wall time (runs go 2 at a time).' % (
-        tot_cpu, tot_wall)]
-    if fl:
-        md.append('Fabric CPU per flow: ' + ', '.join(
-            '%s %s %.3f s' % (c['scenario'], c['cc'], float(c['cpu_s']) / r['n']) for c, r in fl) + '.')
+        md += fabric_section_md(labels, res, outdir)
+    md += cost_md(files, labels, res)
     notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'results-notes.md')
     if md_path and os.path.exists(notes):
         with open(notes) as f:
@@ -308,17 +342,7 @@ def main(argv):
     with open(os.path.join(outdir, 'report.md'), 'w') as f:
         f.write(text)
     if md_path:
-        # the fabric plots beside the committed report
-        pd = os.path.join(os.path.dirname(os.path.abspath(md_path)), 'sim-plots')
-        for lab in labels:
-            png = os.path.join(outdir, 'fabric', lab + '.png')
-            if os.path.exists(png):
-                os.makedirs(pd, exist_ok=True)
-                shutil.copy(png, pd)
-                text = text.replace('Plot: `fabric/%s.png`' % lab,
-                                    'Plot: [sim-plots/%s.png](sim-plots/%s.png)' % (lab, lab))
-        with open(md_path, 'w') as f:
-            f.write(text)
+        text = write_md(text, md_path, outdir, labels)
     print(text)
     return 0
 

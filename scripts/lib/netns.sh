@@ -46,7 +46,7 @@ veth_link() {
 
 # wait_port NS PORT: until something listens on PORT in NS (5 s)
 wait_port() {
-	for i_ in $(seq 50); do
+	for _ in $(seq 50); do
 		$IP netns exec "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
 			awk -v p="$(printf '%04X' "$2")" \
 			'$4 == "0A" && $2 ~ ":" p "$" { f = 1 } END { exit !f }' &&

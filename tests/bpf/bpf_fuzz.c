@@ -334,10 +334,9 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 
 static void swap_bytes(uint8_t *a, uint8_t *b, uint32_t n)
 {
-	uint8_t t;
-
 	while (n--) {
-		t = *a;
+		uint8_t t = *a;
+
 		*a++ = *b;
 		*b++ = t;
 	}
@@ -453,7 +452,7 @@ static void gen_valid(struct pkt *k, bool raw)
 	struct hpcc_probe_v2 pr2;
 	bool v2 = one_in(4);
 	struct pkt_opts o = {};
-	uint32_t i, pad;
+	uint32_t i;
 
 	o.v6 = rn(2);
 	if (!raw)	/* 3 tags: one more than the programs look behind */
@@ -509,7 +508,8 @@ static void gen_valid(struct pkt *k, bool raw)
 	if (raw)
 		pkt_strip_eth(k);
 	if (one_in(8)) {		/* link-layer padding after the IP packet */
-		pad = 1 + rn(24);
+		uint32_t pad = 1 + rn(24);
+
 		rnd_bytes(k->b + k->len, pad);
 		k->len += pad;
 	}
@@ -656,7 +656,6 @@ static void mutate(struct pkt *k, bool raw)
 static void gen_random(struct pkt *k)
 {
 	static const uint16_t types[] = { 0x0800, 0x86dd, 0x8100, 0x88a8 };
-	uint32_t pay;
 
 	memset(k, 0, sizeof(*k));
 	switch (rn(3)) {
@@ -675,8 +674,8 @@ static void gen_random(struct pkt *k)
 	default: {
 		struct pkt_opts o = { .v6 = rn(2), .vlans = rn(3) };
 		static uint8_t junk[600];
+		uint32_t pay = one_in(2) ? HPCC_PROBE_LEN : rn(sizeof(junk));
 
-		pay = one_in(2) ? HPCC_PROBE_LEN : rn(sizeof(junk));
 		rnd_bytes(junk, pay);
 		junk[0] = one_in(2) ? HPCC_WIRE_VERSION : junk[0];
 		junk[3] = one_in(2) ? HPCC_MAX_HOPS : junk[3];
@@ -751,14 +750,14 @@ static int run(int fd, const struct pkt *in, struct pkt *out, int *ret)
 	LIBBPF_OPTS(bpf_test_run_opts, o,
 		.data_in = in->b,
 		.data_size_in = in->len,
-		.data_out = out->b,
-		.data_size_out = sizeof(out->b),
 		.repeat = 1,
 	);
 	int err;
 
 	memset(out->b, 0, in->len + 64 < sizeof(out->b) ? in->len + 64 :
 	       sizeof(out->b));
+	o.data_out = out->b;
+	o.data_size_out = sizeof(out->b);
 	err = bpf_prog_test_run_opts(fd, &o);
 	*ret = o.retval;
 	out->len = o.data_size_out;
@@ -888,7 +887,7 @@ static int conn_up(int fam, const uint8_t *c, const uint8_t *s)
 {
 	struct sockaddr_storage cs = {}, ss = {};
 	socklen_t sl;
-	int cfd, lfd, one = 1;
+	int cfd, lfd, on = 1;
 
 	cs.ss_family = ss.ss_family = fam;
 	if (fam == AF_INET6) {
@@ -906,7 +905,7 @@ static int conn_up(int fam, const uint8_t *c, const uint8_t *s)
 	}
 	lfd = socket(fam, SOCK_STREAM, 0);
 	cfd = socket(fam, SOCK_STREAM, 0);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	if (lfd < 0 || cfd < 0 || bind(lfd, (void *)&ss, sl) ||
 	    listen(lfd, 4) || bind(cfd, (void *)&cs, sl) ||
 	    connect(cfd, (void *)&ss, sl) || accept(lfd, NULL, NULL) < 0)

@@ -168,13 +168,13 @@ static void run_prog(int prog_fd, const struct pkt *in, struct run *r)
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.data_in = in->b,
 		.data_size_in = in->len,
-		.data_out = r->out.b,
-		.data_size_out = sizeof(r->out.b),
 		.repeat = 1,
 	);
 
 	r->out = *in;
 	memset(r->out.b, 0, sizeof(r->out.b));
+	opts.data_out = r->out.b;
+	opts.data_size_out = sizeof(r->out.b);
 	r->err = bpf_prog_test_run_opts(prog_fd, &opts);
 	r->retval = opts.retval;
 	r->out.len = opts.data_size_out;
@@ -1221,7 +1221,7 @@ static void test_host_reflect(bool v6)
 	struct hpcc_probe pr;
 	struct pkt in;
 	struct run r;
-	const uint8_t *a = in.b, *b = r.out.b;
+	const uint8_t *a = in.b, *b;
 	uint32_t l3 = 14, alen = v6 ? 16 : 4, soff = v6 ? 8 : 12;
 	bool ok = true;
 
@@ -1229,6 +1229,7 @@ static void test_host_reflect(bool v6)
 	probe_frame(&in, v6, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
 	counters_read(host_cnt, before);
 	run_prog(host_prog, &in, &r);
+	b = r.out.b;
 	ok &= CHECK(!r.err && r.retval == TC_ACT_REDIRECT, "retval %d",
 		    r.retval);
 	ok &= CHECK(!memcmp(b, a + 6, 6) && !memcmp(b + 6, a, 6), "MACs");
@@ -1607,13 +1608,14 @@ static void test_host_open_reflector(void)
 	uint16_t cport = 0, sport = 0;
 	struct hpcc_probe pr;
 	struct pkt in;
-	int v6, cfd, lfd, afd;
+	int v6, lfd, afd;
 	bool ok;
 
 	probe_init(&pr, 2);
 	for (v6 = 0; v6 <= 1; v6++) {
 		const uint8_t *lo = v6 ? lo6 : lo4;
 		const char *ip = v6 ? "IPv6" : "IPv4";
+		int cfd;
 
 		cfd = tcp_pair(v6, "cubic", &cport, &sport, &lfd);
 		if (cfd < 0) {
@@ -2335,15 +2337,17 @@ static void qdisc_case(struct hpcc_switch *s, const struct qcase *qc)
 	if (qc->delay_check) {
 		/* The probe waited for the stamped backlog at the
 		 * bottleneck rate: at least 75% of it - 3 ms (timer slack),
-		 * at most 160% + 3 ms, as a late shaper timer only adds
-		 * delay (htb under qemu TCG waited 133% in one run).
+		 * at most 250% + 3 ms, as a late shaper timer only adds
+		 * delay (htb under qemu TCG waited 133% in one run, 189%
+		 * with two other VMs beside it). The byte count above is
+		 * the exact check; this one only catches a stamp far off.
 		 */
 		double want = qlen * 8.0 / (kbit * 1000.0) * 1e9;
 		double got_ns = (double)(t_recv - ts);
 
 		ok &= CHECK(qlen > 50000, "queue did not build (%u)", qlen);
 		ok &= CHECK(got_ns > want * 0.75 - 3e6 &&
-			    got_ns < want * 1.6 + 3e6,
+			    got_ns < want * 2.5 + 3e6,
 			    "queueing %.1f ms, backlog implies %.1f ms",
 			    got_ns / 1e6, want / 1e6);
 	}
@@ -3204,7 +3208,6 @@ out:
 static void netns_tests(void)
 {
 	struct hpcc_switch *s;
-	size_t i;
 
 	if (system("command -v ip >/dev/null && command -v tc >/dev/null")) {
 		skip_case("qdisc traffic tests", "ip/tc not installed");
@@ -3217,7 +3220,7 @@ static void netns_tests(void)
 	if (!s || hpcc_switch__attach(s))
 		tap(false, "qdisc cases: load/attach hpcc_switch");
 	else
-		for (i = 0; i < sizeof(qcases) / sizeof(qcases[0]); i++)
+		for (size_t i = 0; i < sizeof(qcases) / sizeof(qcases[0]); i++)
 			qdisc_case(s, &qcases[i]);
 	hpcc_switch__destroy(s);
 	netns_misc_tests();

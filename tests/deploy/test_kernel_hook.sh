@@ -15,16 +15,11 @@ HOOK=$TOP/scripts/dkms-kernel-hook.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0 passed=0 failed=0 skipped=0 out="" rc=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then passed=$((passed + 1)); echo "ok $n - $2"
-	else failed=$((failed + 1)); echo "not ok $n - $2"
-		printf '%s\n' "exit $rc; output:" "$out" | sed 's/^/#   /'; fi
-}
-skip() { n=$((n + 1)) skipped=$((skipped + 1)); echo "ok $n - $1 # SKIP $2"; }
-run() { out=$("$@" 2>&1); rc=$?; }
-has() { grep -Eq -- "$1" <<<"$out"; }
+. tests/lib/tap.sh
+# tap OK(0/1) DESCRIPTION: on failure, the last run's status and output
+tap() { tap_ran "$@"; }
+run() { tap_run "$@"; }
+has() { tap_has "$1"; }
 
 # Stand-ins for vmlinux BTF: a BTF header (magic 0xeB9F, version 1,
 # hdr_len 24) and a distinguishing tail; raw, and as an ELF's .BTF.
@@ -74,7 +69,7 @@ if [ -s "/usr/src/linux-headers-$k612/vmlinux" ] && [ -r "/boot/vmlinuz-$k612" ]
 	[ $rc -eq 0 ] && [ ${#h} -eq 64 ] && [ "$out" = "$h" ]
 	tap $? "$k612: the headers' vmlinux has the BTF of /boot/vmlinuz-$k612"
 else
-	skip "6.12: the headers' vmlinux has the image's BTF" "no 6.12 headers and image"
+	tap_skip "6.12: the headers' vmlinux has the image's BTF" "no 6.12 headers and image"
 fi
 # The modules built here record the base they were made on.
 checked=0
@@ -88,7 +83,7 @@ for ko in "$TOP/tcp_hpcc.ko" "$TOP"/build/6.*/tcp_hpcc.ko; do
 	tap $? "${ko#"$TOP"/}: btfbase is the BTF of $kver's image"
 	checked=1
 done
-[ $checked = 1 ] || skip "built modules record their BTF base" "no tcp_hpcc.ko built (make module)"
+[ $checked = 1 ] || tap_skip "built modules record their BTF base" "no tcp_hpcc.ko built (make module)"
 
 # ---------------------------------------------------------------- the hook
 # A fake dkms: "status" from $tmp/dkms.status, every call logged, "build"
@@ -164,7 +159,4 @@ run env DKMS="$tmp/nonexistent" "$HOOK" "$K"
 run env DKMS="$tmp/bin/dkms" "$HOOK"
 [ $rc -eq 0 ]; tap $? "hook: no KVER: exit 0"
 
-echo "1..$n"
-[ "$skipped" -eq 0 ] || echo "# $skipped skipped"
-echo "# $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_done

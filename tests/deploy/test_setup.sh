@@ -16,13 +16,10 @@ conf=$tmp/hpcc.conf
 S=("$TOP/deploy/hpcc-setup" -c "$conf" -n "$ns")
 
 . tests/lib/tap.sh
-out="" rc=0
-tap() {	# tap OK(0/1) DESCRIPTION: on failure, the last run's status and output
-	tap_result "$1" "$2"
-	[ "$1" -eq 0 ] || tap_diag "exit $rc; output:" "$out"
-}
-run() { out=$("$@" 2>&1); rc=$?; }
-has() { grep -Eq -- "$1" <<<"$out"; }
+# tap OK(0/1) DESCRIPTION: on failure, the last run's status and output
+tap() { tap_ran "$@"; }
+run() { tap_run "$@"; }
+has() { tap_has "$1"; }
 # t DESC RC REGEX CMD...: exit RC and REGEX (may be empty) in the output
 t() {
 	local d=$1 want=$2 re=$3; shift 3

@@ -11,6 +11,14 @@
 #   tap_done                           the plan and the counts; exits 0 or 1
 #   tap_skip_all WHY                   "1..0 # SKIP WHY"; exits 4
 #
+# For the suites that judge a command by its output:
+#
+#   tap_run COMMAND...                 its output (and stderr) in $out, its
+#                                      exit status in $rc
+#   tap_has REGEX                      $out matches REGEX (grep -E)
+#   tap_ran STATUS DESCRIPTION         tap_result; on failure the last
+#                                      tap_run's $rc and $out as detail
+#
 # Exit status as kselftest's: 0 passed, 1 failed, 4 skipped (KSFT_SKIP).
 # scripts/check.sh counts the "ok N -" / "not ok N -" lines, at any depth
 # of "# " nesting. A DESCRIPTION containing "# SKIP" counts as a skip.
@@ -24,6 +32,8 @@ tap_passed=0
 tap_failed=0
 tap_skipped=0
 tap_planned=
+out=
+rc=0
 
 tap_result() {
 	tap_n=$((tap_n + 1))
@@ -77,6 +87,20 @@ tap_done() {
 	[ "$tap_skipped" -eq 0 ] || echo "# $tap_skipped skipped"
 	[ "$tap_failed" -eq 0 ] && exit $KSFT_PASS
 	exit $KSFT_FAIL
+}
+
+tap_run() {
+	out=$("$@" 2>&1)
+	rc=$?
+}
+
+tap_has() {
+	printf '%s\n' "$out" | grep -Eq -- "$1"
+}
+
+tap_ran() {
+	tap_result "$1" "$2"
+	[ "$1" -eq 0 ] || tap_diag "exit $rc; output:" "$out"
 }
 
 tap_skip_all() {

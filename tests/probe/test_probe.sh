@@ -20,14 +20,10 @@ H=${HPCC_PROBE:-$TOP/probe/hpcc-probe}
 . tests/lib/tap.sh
 . scripts/lib/netns.sh		# qstat
 
-out="" rc=0
-
-tap() {	# tap OK(0/1) DESCRIPTION: on failure, the last run's status and output
-	tap_result "$1" "$2"
-	[ "$1" -eq 0 ] || tap_diag "exit $rc; output:" "$out"
-}
-run() { out=$("$@" 2>&1); rc=$?; }
-has() { grep -Eq -- "$1" <<<"$out"; }
+# tap OK(0/1) DESCRIPTION: on failure, the last run's status and output
+tap() { tap_ran "$@"; }
+run() { tap_run "$@"; }
+has() { tap_has "$1"; }
 hasnt() { ! has "$1"; }
 # expect_ok DESC CMD...: exit 0
 expect_ok() { local d=$1; shift; run "$@"; tap $((rc != 0)) "$d"; }
