@@ -267,12 +267,12 @@ static inline int hpcc_mac_verify(const struct hpcc_probe_v2 *p,
 	if (n > HPCC_MAX_HOPS)
 		return -EKEYREJECTED;
 	for (i = 0; i < n; i++) {
-		const struct hpcc_hop_v2 *hop = &p->hop[i];
+		const struct hpcc_hop_v2 *h = &p->hop[i];
 
-		if (hpcc_mac_tag(k, &p->hdr, i, &hop->rec, prev) !=
-		    hpcc_get_be64_wire(&hop->tag))
+		if (hpcc_mac_tag(k, &p->hdr, i, &h->rec, prev) !=
+		    hpcc_get_be64_wire(&h->tag))
 			return -EKEYREJECTED;
-		prev = (const __u8 *)&hop->tag;
+		prev = (const __u8 *)&h->tag;
 	}
 	return 0;
 }

@@ -36,13 +36,14 @@ static int hexval(char c)
 
 static int parse_key(const char *s, __u8 *k)
 {
-	int i, hi, lo;
+	int i;
 
 	if (strlen(s) != 2 * HPCC_MAC_KEY_LEN)
 		return -1;
 	for (i = 0; i < HPCC_MAC_KEY_LEN; i++) {
-		hi = hexval(s[2 * i]);
-		lo = hexval(s[2 * i + 1]);
+		int hi = hexval(s[2 * i]);
+		int lo = hexval(s[2 * i + 1]);
+
 		if (hi < 0 || lo < 0)
 			return -1;
 		k[i] = (__u8)(hi << 4 | lo);
@@ -68,7 +69,7 @@ int cmd_key(int argc, char **argv)
 {
 	char dir[PATH_MAX], buf[64];
 	struct hpcc_mac_key v = {};
-	int fd, done = 0, err;
+	int fd, done = 0;
 	__u32 id;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") ||
@@ -118,7 +119,8 @@ int cmd_key(int argc, char **argv)
 		done++;
 	}
 	if (!access(MOD_MAC_KEY, F_OK)) {
-		err = module_write(buf);
+		int err = module_write(buf);
+
 		if (err)
 			die("cannot write %s: %s", MOD_MAC_KEY, strerror(-err));
 		done++;

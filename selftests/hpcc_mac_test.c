@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 	struct tcp_bbr_info info = {};
 	struct mac_test_bpf *skel;
 	struct sockaddr_in local;
-	socklen_t len = sizeof(local);
+	socklen_t len;
 	int lfd, cfd, sfd, i, j, k, m, err;
 	uint8_t raw[16];
 	long w = -1;
@@ -217,8 +217,7 @@ int main(int argc, char **argv)
 	close(cfd);
 	waitpid(reader, NULL, 0);
 
-	printf("# probes seen %d, failed lookups %d; probe 1: version %u "
-	       "flags 0x%x key_id %u\n", skel->bss->probes_seen,
+	printf("# probes seen %d, failed lookups %d; probe 1: version %u flags 0x%x key_id %u\n", skel->bss->probes_seen,
 	       skel->bss->lookups_failed, skel->bss->probe_version[0],
 	       skel->bss->probe_flags[0], skel->bss->probe_key_id[0]);
 	tap_ok(skel->bss->probes_seen >= 3, "[%s] three probes answered",
@@ -246,8 +245,7 @@ int main(int argc, char **argv)
 			       skel->bss->bench_ret[k]);
 			ok &= skel->bss->bench_ret[k] == -ESTALE;
 		}
-		tap_ok(ok, "[mac] kfunc timed: every chain verified, each "
-		       "report refused only at the nonce (-ESTALE)");
+		tap_ok(ok, "[mac] kfunc timed: every chain verified, each report refused only at the nonce (-ESTALE)");
 	}
 	printf("W_after %ld\n", w);
 	if (m == 0)
