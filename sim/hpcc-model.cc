@@ -22,8 +22,13 @@ HpccStats()
     return c;
 }
 
-struct hpcc_ctl_params
-HpccDefaultParams()
+/* The controller's dynamics parameters (hpcc_ctl.h), by their module
+ * parameter names.
+ */
+#define HPCC_CTL_DYNAMICS_PARAMS(p)
+
+static struct hpcc_ctl_params
+ModuleDefaults()
 {
     struct hpcc_ctl_params p = {};
 
@@ -39,6 +44,49 @@ HpccDefaultParams()
     p.max_growth = 1000;
     p.loss_beta = 700;
     return p;
+}
+
+static struct hpcc_ctl_params&
+Params()
+{
+    static struct hpcc_ctl_params p = ModuleDefaults();
+    return p;
+}
+
+struct hpcc_ctl_params
+HpccDefaultParams()
+{
+    return Params();
+}
+
+/* hpcc-sim --hpcc name=value: as modprobe tcp_hpcc name=value */
+bool
+HpccSetParam(const std::string& name, uint32_t v)
+{
+    struct hpcc_ctl_params& p = Params();
+    struct
+    {
+        const char* n;
+        uint32_t* f;
+    } tab[] = {
+        {"eta", &p.eta_permille},
+        {"max_stage", &p.max_stage},
+        {"ewma_rtts", &p.ewma_rtts},
+        {"w_ai", &p.w_ai_bytes},
+        {"expected_flows", &p.expected_flows},
+        {"base_rtt", &p.base_rtt_us},
+        {"telemetry_timeout", &p.telemetry_timeout},
+        {"max_mbps", &p.max_mbps},
+        {"max_growth", &p.max_growth},
+        {"loss_beta", &p.loss_beta},
+        HPCC_CTL_DYNAMICS_PARAMS(p)    };
+    for (auto& t : tab)
+        if (name == t.n)
+        {
+            *t.f = v;
+            return true;
+        }
+    return false;
 }
 
 /* ---- TcpHpcc ------------------------------------------------------------- */

@@ -47,6 +47,8 @@ HpccCounters& HpccStats();
 
 /* The module's parameters (tcp_hpcc's defaults). */
 struct hpcc_ctl_params HpccDefaultParams();
+/* Sets a module parameter for every TcpHpcc created after; false: unknown. */
+bool HpccSetParam(const std::string& name, uint32_t v);
 
 class TcpHpcc : public TcpLinuxReno
 {
