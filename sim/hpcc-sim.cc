@@ -20,6 +20,7 @@
  * switch 1) and r2->d1, r2->d2 (switch 2). The fabric: see BuildFabric().
  */
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -579,6 +580,34 @@ AddJitter(Ptr<NetDevice> dev, double base_s, double max_s, double rate_bps)
     dev->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&JitterTx, j));
 }
 
+/* The parking lot's x, a receiver behind r2 (1 Gbit/s, crossing only
+ * r1->r2 from r1's senders), and y, a sender at r2 (crossing only r2->d1);
+ * their links' delays.
+ */
+static void
+ParkingHosts(Ptr<Node> r1, Ptr<Node> r2, Ptr<HpccNet> n2, const Link& rr,
+             std::array<Time, 2> dl)
+{
+    const std::string fast = "1Gbps";
+    Host* hs[2] = {&g_px, &g_py};
+
+    for (int i = 0; i < 2; i++)
+    {
+        Host& h = *hs[i];
+        h.node = CreateObject<Node>();
+        h.net = HpccInstallStack(h.node);
+        h.net->AttachHost();
+        Link l = Connect(r2, h.node, fast, dl[i]);
+        h.addr = l.ib;
+        Route(h.node, "0.0.0.0", "0.0.0.0", l.ia, l.b);
+        Route(r2, l.ib, "255.255.255.255", l.ib, l.a);
+        Route(r1, l.ib, "255.255.255.255", rr.ib, rr.a);
+        InstallQdisc(l.a, false, 1000 * 1500, 0);
+        InstallQdisc(l.b, false, 1000 * 1500, 0);
+        n2->AttachSwitch(l.a, {2, 0, 0, Mbps(fast)});
+    }
+}
+
 /* Three senders behind r1, two receivers behind r2 (demo/topo_dc.sh). */
 static void
 DumbbellTopology(Host s[3], Host d[2])
@@ -635,28 +664,7 @@ DumbbellTopology(Host s[3], Host d[2])
     for (int i = 0; i < 3; i++)
         Route(r2, s[i].addr, "255.255.255.255", rr.ia, rr.b);
     if (o.parking)
-    {
-        /* x: a receiver behind r2 (1 Gbit/s, crossing only r1->r2 from
-         * r1's senders); y: a sender at r2 (crossing only r2->d1)
-         */
-        Host* hs[2] = {&g_px, &g_py};
-        Time dl[2] = {d_rd, d_sr + d_rr};
-        for (int i = 0; i < 2; i++)
-        {
-            Host& h = *hs[i];
-            h.node = CreateObject<Node>();
-            h.net = HpccInstallStack(h.node);
-            h.net->AttachHost();
-            Link l = Connect(r2, h.node, fast, dl[i]);
-            h.addr = l.ib;
-            Route(h.node, "0.0.0.0", "0.0.0.0", l.ia, l.b);
-            Route(r2, l.ib, "255.255.255.255", l.ib, l.a);
-            Route(r1, l.ib, "255.255.255.255", rr.ib, rr.a);
-            InstallQdisc(l.a, false, 1000 * 1500, 0);
-            InstallQdisc(l.b, false, 1000 * 1500, 0);
-            n2->AttachSwitch(l.a, {2, 0, 0, Mbps(fast)});
-        }
-    }
+        ParkingHosts(r1, r2, n2, rr, {d_rd, d_sr + d_rr});
     /* ping: 2 x propagation + an 84-byte packet's serialization per hop */
     g_base_rtt_ms = 2 * (d_sr + d_rr + d_rd).GetSeconds() * 1e3 +
                     2 * 86 * 8 * (2 / 1e9 + 1 / 1e8) * 1e3;
@@ -1130,6 +1138,27 @@ ProfileFor(const std::string& profile)
     return {8, 6, 12, 12, 8, 4};
 }
 
+/* --hpcc name=value,...: as modprobe tcp_hpcc name=value ... */
+static bool
+SetHpccParams(const std::string& hp)
+{
+    for (std::stringstream ss(hp); ss.good();)
+    {
+        std::string kv;
+        std::getline(ss, kv, ',');
+        size_t eq = kv.find('=');
+        if (kv.empty())
+            continue;
+        if (eq == std::string::npos ||
+            !HpccSetParam(kv.substr(0, eq), (uint32_t)std::stoul(kv.substr(eq + 1))))
+        {
+            fprintf(stderr, "hpcc-sim: unknown hpcc parameter %s\n", kv.c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
 /* ---- main --------------------------------------------------------------------------- */
 
 int
@@ -1159,20 +1188,8 @@ main(int argc, char** argv)
     std::string hp;
     cmd.AddValue("hpcc", "hpcc's module parameters: name=value,name=value", hp);
     cmd.Parse(argc, argv);
-    for (std::stringstream ss(hp); ss.good();)
-    {
-        std::string kv;
-        std::getline(ss, kv, ',');
-        size_t eq = kv.find('=');
-        if (kv.empty())
-            continue;
-        if (eq == std::string::npos ||
-            !HpccSetParam(kv.substr(0, eq), (uint32_t)std::stoul(kv.substr(eq + 1))))
-        {
-            fprintf(stderr, "hpcc-sim: unknown hpcc parameter %s\n", kv.c_str());
-            return 2;
-        }
-    }
+    if (!SetHpccParams(hp))
+        return 2;
     if (!out.empty())
         g_out = fopen(out.c_str(), "w");
     if (!g_out)
@@ -1208,9 +1225,10 @@ main(int argc, char** argv)
     r.cpu = (double)(std::clock() - c0) / CLOCKS_PER_SEC;
     r.ok = EmitFlows();
     /* probe and response bytes on the wire: IP 20 + TCP 20 + PPP 2 */
-    Emit("probe.csv", "probes_sent,responses,wire_bytes_each");
-    Emit("probe.csv", Fmt("%" PRIu64 ",%" PRIu64 ",%u", HpccStats().probesSent,
-                          HpccStats().reflected, (unsigned)HPCC_PROBE_LEN + 42));
+    Emit("probe.csv", "probes_sent,responses,wire_bytes_each,compete_entered");
+    Emit("probe.csv", Fmt("%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64, HpccStats().probesSent,
+                          HpccStats().reflected, (unsigned)HPCC_PROBE_LEN + 42,
+                          HpccStats().competeEntered));
     if (scen == "fabric")
         EmitFabric(r.dur);
     EmitRun(label, rep, seed, r);
