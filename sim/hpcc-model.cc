@@ -77,11 +77,7 @@ bool
 HpccSetParam(const std::string& name, uint32_t v)
 {
     struct hpcc_ctl_params& p = Params();
-    const struct
-    {
-        const char* n;
-        uint32_t* f;
-    } tab[] = {
+    const std::map<std::string, uint32_t*> tab = {
         {"eta", &p.eta_permille},
         {"max_stage", &p.max_stage},
         {"ewma_rtts", &p.ewma_rtts},
@@ -93,10 +89,10 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"max_growth", &p.max_growth},
         {"loss_beta", &p.loss_beta},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };
-    auto t = std::find_if(std::begin(tab), std::end(tab), [&](const auto& e) { return name == e.n; });
-    if (t == std::end(tab))
+    auto t = tab.find(name);
+    if (t == tab.end())
         return false;
-    *t->f = v;
+    *t->second = v;
     return true;
 }
 
