@@ -12,6 +12,7 @@
 #                              profile, 3 seeds where there is randomness;
 #                              hpcc once per --variant LABEL=PARAMS (module
 #                              parameters, "name=value,..."; default
+#                              "draft=" every issue 11 mechanism off and
 #                              "on=" the defaults), the peers once; then
 #                              sim/dynamics.py's targets table
 #   --bench (make sim-bench)   the same with the bench's long profile and
@@ -52,7 +53,7 @@ make -s -C sim all
 
 CCS="hpcc dctcp cubic bbr"
 if [[ $mode == dynamics ]]; then
-	((${#variants[@]})) || variants=("on=")
+	((${#variants[@]})) || variants=("draft=start_hold=0,probe_first=0,probe_cost=0" "on=")
 	reps=${reps_set:-3}
 	jobsf=$out/jobs.txt
 	: >"$jobsf"
