@@ -45,7 +45,7 @@ static const char *main_usage =
 	"      queue state (one instance per network namespace); an --edge\n"
 	"      port faces outside: records crossing it go, probes coming in\n"
 	"      are dropped\n"
-	"  status\n"
+	"  status [--config FILE | --no-config] [--json]\n"
 	"      what is attached where, the programs' counters, the module's\n"
 	"  trace DEST[:PORT] [--timeout SEC] [--sport N] [--dev DEV] [--json]\n"
 	"      send one probe, print the hops of its response (PORT: 80)\n"

@@ -22,6 +22,7 @@
 
 #include "hpcc_maps.h"
 #include "probe.h"
+#include "status.h"
 
 /* ------------------------------------------------------------- counters */
 
@@ -53,30 +54,6 @@ static int read_counters(int fd, __u64 *out)
 	}
 	free(v);
 	return 0;
-}
-
-static void print_counters(const char *dir)
-{
-	const unsigned int rows = (HPCC_CNT_MAX + 1) / 2;
-	int fd = pinned_fd(dir, PIN_COUNTERS);
-	__u64 cnt[HPCC_CNT_MAX];
-	unsigned int i, j;
-
-	if (fd < 0 || read_counters(fd, cnt)) {
-		printf("  counters: unreadable (%s)\n", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	close(fd);
-	/* Two columns, in enum order down each column. */
-	printf("  counters:\n");
-	for (i = 0; i < rows; i++) {
-		for (j = i; j < HPCC_CNT_MAX; j += rows)
-			printf("    %-20s %12llu", hpcc_counter_name(j),
-			       (unsigned long long)cnt[j]);
-		printf("\n");
-	}
 }
 
 /* A network namespace we can enter to look at devices and filters. */
@@ -171,219 +148,218 @@ static void ns_free(struct ns_set *set)
 	free(set);
 }
 
-/* Where a host device's filter stands. */
-static const char *host_state(bool in_ns, int ifindex, __u32 cur, __u32 id)
+
+static void gather_counters(const char *dir, struct st_counters *c)
 {
-	if (!in_ns)
-		return "unknown (namespace not found)";
-	if (!ifindex)
-		return "GONE (device missing; " PROG " host detach removes the pins)";
-	if (cur && cur == id)
-		return "attached";
-	return "NOT ATTACHED (filter removed; " PROG " host detach removes the pins)";
+	int fd = pinned_fd(dir, PIN_COUNTERS);
+
+	c->err = 0;
+	if (fd < 0 || read_counters(fd, c->v))
+		c->err = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
 }
 
-static void show_host(const char *dir, const char *dev, const char *label,
-		      bool in_ns)
+static struct st_inst *inst_new(struct status *st, const struct st_ns *ns)
 {
+	struct st_inst *i;
+
+	i = realloc(st->inst, (st->n + 1) * sizeof(*i));
+	if (!i)
+		die("out of memory");
+	st->inst = i;
+	i = &st->inst[st->n++];
+	memset(i, 0, sizeof(*i));
+	i->ns = *ns;
+	return i;
+}
+
+/* Where a filter stands: @have the device, @cur the program there. */
+static enum st_state filter_state(bool in_ns, bool have, __u32 cur, __u32 id)
+{
+	if (!in_ns)
+		return ST_UNKNOWN;
+	if (!have)
+		return ST_GONE;
+	return cur && cur == id ? ST_ATTACHED : ST_NOT_ATTACHED;
+}
+
+static void gather_host(struct st_inst *in, const char *dir, const char *dev)
+{
+	struct st_host *h = &in->host;
 	struct hpcc_host_cfg cfg = {};
-	__u32 zero = 0, id = pinned_prog_id(dir, PIN_HOST_PROG), cur = 0;
+	__u32 zero = 0, cur = 0;
+	bool in_ns = in->ns.entered;
 	int ifindex = in_ns ? (int)if_nametoindex(dev) : 0;
 	int fd = pinned_fd(dir, PIN_CFG_HOST);
-	int probe = HPCC_DSCP_PROBE_DEFAULT, resp = HPCC_DSCP_RESPONSE_DEFAULT;
-	char lim[64] = "";
 
+	snprintf(h->dev, sizeof(h->dev), "%s", dev);
+	h->prog_id = pinned_prog_id(dir, PIN_HOST_PROG);
+	h->probe_dscp = HPCC_DSCP_PROBE_DEFAULT;
+	h->resp_dscp = HPCC_DSCP_RESPONSE_DEFAULT;
 	if (fd >= 0 && !bpf_map_lookup_elem(fd, &zero, &cfg) &&
 	    (cfg.flags & HPCC_CFG_F_DSCP)) {
-		probe = cfg.probe_dscp;
-		resp = cfg.resp_dscp;
+		h->probe_dscp = cfg.probe_dscp;
+		h->resp_dscp = cfg.resp_dscp;
 	}
 	if (fd >= 0)
 		close(fd);
-	/* A program older than the limit has no such setting. */
-	if (cfg.flags & HPCC_CFG_F_REFLECT) {
-		fmt_reflect(cfg.reflect_rate, cfg.reflect_burst, lim,
-			    sizeof(lim) - 2);
-		strcat(lim, ", ");
-	}
+	h->has_reflect = cfg.flags & HPCC_CFG_F_REFLECT;
+	h->reflect_rate = cfg.reflect_rate;
+	h->reflect_burst = cfg.reflect_burst;
+	h->raw_ip = cfg.flags & HPCC_CFG_F_RAW_IP;
 	if (ifindex)
 		cur = tc_prog_id(ifindex, BPF_TC_INGRESS);
-	printf("host %s [%s]: prog id %u, probe_dscp %d, response_dscp %d, %s%stc ingress %s\n",
-	       dev, label, id, probe, resp, lim,
-	       cfg.flags & HPCC_CFG_F_RAW_IP ? "raw IP, " : "",
-	       host_state(in_ns, ifindex, cur, id));
-	print_counters(dir);
+	h->ingress = filter_state(in_ns, ifindex, cur, h->prog_id);
+	gather_counters(dir, &in->cnt);
 }
 
-/* Where a switch port's filter stands. */
-static const char *port_state(bool in_ns, bool have, __u32 cur, __u32 id)
+/* The queue snapshot the tracing programs keep for port @p. */
+static void gather_qsnap(const struct sw *s, struct st_port *p)
 {
-	if (!in_ns)
-		return "unknown (namespace not found)";
-	if (!have)
-		return "GONE (device missing; the next switch attach or detach here drops this port)";
-	if (cur && cur == id)
-		return "attached";
-	return "NOT ATTACHED (the next switch attach or detach here drops this port)";
-}
-
-/* The queue snapshot the tracing programs keep for port @ifindex, whose
- * root qdisc is @qkind.
- */
-static void show_qsnap(const struct sw *s, __u32 ifindex, const char *qkind)
-{
-	__u32 n, i, backlog = 0, found = 0;
 	struct hpcc_qsnap_dev *d;
-	__u64 bytes = 0, ts = 0;
-	char b1[32], b2[32];
-	bool mq;
+	__u32 n, i, found = 0;
+	__u64 ts = 0;
 
+	p->qsnap = QS_NONE;
 	d = calloc(1, sizeof(*d));
-	if (!d || bpf_map_lookup_elem(s->qsnap, &ifindex, d)) {
-		printf("    queue snapshot: none yet%s\n",
-		       !strcmp(qkind, "noqueue") ? " (noqueue: never)" : "");
+	if (!d || bpf_map_lookup_elem(s->qsnap, &p->ifindex, d)) {
 		free(d);
 		return;
 	}
-	mq = d->flags & HPCC_QSNAP_F_MQ;
-	n = mq ? d->ntxq : 1;
+	p->mq = d->flags & HPCC_QSNAP_F_MQ;
+	n = p->mq ? d->ntxq : 1;
 	for (i = 0; i < n && i < HPCC_MAX_TXQ; i++) {
 		if (d->q[i].root != d->root)
 			continue;
-		backlog += d->q[i].backlog;
-		bytes += d->q[i].bytes;
+		p->backlog += d->q[i].backlog;
+		p->bytes += d->q[i].bytes;
 		if (d->q[i].ts_ns > ts)
 			ts = d->q[i].ts_ns;
 		found++;
 	}
 	free(d);
-	if (!found) {
-		printf("    queue snapshot: none for the current root qdisc\n");
-		return;
-	}
-	printf("    queue snapshot: backlog %u B, sent %llu B%s%s%s, %s old%s\n",
-	       backlog, (unsigned long long)bytes, bytes >= 1024 ? " (" : "",
-	       bytes >= 1024 ? fmt_bytes(bytes, b1, sizeof(b1)) : "",
-	       bytes >= 1024 ? ")" : "",
-	       fmt_ns((long long)(now_ns() - ts), b2, sizeof(b2)),
-	       mq ? ", per tx queue" : "");
+	p->qsnap = found ? QS_OK : QS_STALE;
+	p->age_ns = (long long)(now_ns() - ts);
 }
 
-static void show_port(const struct sw *s, __u32 ifindex,
-		      const struct hpcc_port_cfg *cfg, bool in_ns)
+static void gather_port(const struct sw *s, struct st_port *p, bool in_ns)
 {
-	char name[IF_NAMESIZE] = "", qkind[64] = "?", edge[128] = "";
-	bool have = in_ns && if_indextoname(ifindex, name);
+	bool have = in_ns && if_indextoname(p->ifindex, p->name);
 	__u32 cur = 0, icur = 0;
 
+	if (!have)
+		p->name[0] = 0;
+	snprintf(p->qkind, sizeof(p->qkind), "?");
 	if (have) {
-		cur = tc_prog_id(ifindex, BPF_TC_EGRESS);
-		icur = tc_prog_id(ifindex, BPF_TC_INGRESS);
-		nl_root_qdisc(ifindex, qkind, sizeof(qkind));
+		cur = tc_prog_id(p->ifindex, BPF_TC_EGRESS);
+		icur = tc_prog_id(p->ifindex, BPF_TC_INGRESS);
+		nl_root_qdisc(p->ifindex, p->qkind, sizeof(p->qkind));
 	}
-	/* An edge port: its ingress program too, before the egress state
-	 * that ends the line.
-	 */
-	if (cfg->flags & HPCC_PORT_F_EDGE)
-		snprintf(edge, sizeof(edge), "edge (tc ingress %s), ",
-			 port_state(in_ns, have, icur, s->edge_prog_id));
-	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u Mbit/s, probe_dscp %u, response_dscp %u, %s%sroot qdisc %s, tc egress %s\n",
-	       have ? name : "?", ifindex, cfg->switch_id,
-	       cfg->flags & HPCC_PORT_F_PORT_ID ? cfg->port_id : ifindex,
-	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp, edge,
-	       cfg->flags & HPCC_PORT_F_RAW_IP ? "raw IP, " : "", qkind,
-	       port_state(in_ns, have, cur, s->prog_id));
-	if (!(cfg->flags & HPCC_PORT_F_EDGE))
-		show_qsnap(s, ifindex, qkind);
+	p->egress = filter_state(in_ns, have, cur, s->prog_id);
+	p->ingress = filter_state(in_ns, have, icur, s->edge_prog_id);
+	if (!(p->cfg.flags & HPCC_PORT_F_EDGE))
+		gather_qsnap(s, p);
 }
 
-static void show_switch(const char *dir, const char *label, bool in_ns)
+static void gather_switch(struct st_inst *in, const char *dir)
 {
+	struct st_switch *w = &in->sw;
 	struct sw s = SW_CLOSED;
 	__u32 key, *prev = NULL;
 	struct hpcc_port_cfg cfg;
 	struct dirent *e;
-	int links = 0;
 	DIR *d;
 
+	in->is_switch = true;
+	snprintf(w->dir, sizeof(w->dir), "%s", dir);
 	if (sw_open(dir, &s)) {
 		sw_close(&s);
-		printf("switch [%s]: BROKEN instance at %s (" PROG " switch detach --all removes it)\n",
-		       label, dir);
+		w->broken = true;
 		return;
 	}
 	d = opendir(dir);
 	while (d && (e = readdir(d)))
-		links += !strncmp(e->d_name, "link_", 5);
+		w->links += !strncmp(e->d_name, "link_", 5);
 	if (d)
 		closedir(d);
-	printf("switch [%s]: prog id %u, qdisc tracing links %d/3%s\n", label,
-	       s.prog_id, links, links == 3 ? "" : " (queue state missing)");
+	w->prog_id = s.prog_id;
 	while (!bpf_map_get_next_key(s.cfg, prev, &key)) {
-		if (!bpf_map_lookup_elem(s.cfg, &key, &cfg))
-			show_port(&s, key, &cfg, in_ns);
+		if (!bpf_map_lookup_elem(s.cfg, &key, &cfg)) {
+			struct st_port *p;
+
+			p = realloc(w->ports, (w->nports + 1) * sizeof(*p));
+			if (!p)
+				die("out of memory");
+			w->ports = p;
+			p = &w->ports[w->nports++];
+			memset(p, 0, sizeof(*p));
+			p->ifindex = key;
+			p->cfg = cfg;
+			gather_port(&s, p, in->ns.entered);
+		}
 		prev = &key;
 	}
-	print_counters(dir);
+	gather_counters(dir, &in->cnt);
 	sw_close(&s);
 }
 
 /* Everything pinned for one namespace directory. */
-static int show_ns_dir(struct ns_set *set, const char *base,
-		       const struct nsent *ns, const char *label)
+static void gather_ns_dir(struct status *st, struct ns_set *set,
+			  const char *base, const struct nsent *ns,
+			  struct st_ns *sn)
 {
 	char dir[PATH_MAX], name[NAME_MAX + 1];
 	struct dirent *e;
-	int shown = 0;
 	DIR *d;
 
 	if (ns && setns(ns->fd, CLONE_NEWNET))
 		ns = NULL;
+	sn->entered = ns;
 	snprintf(dir, sizeof(dir), "%s/host", base);
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(dir, sizeof(dir), "%s/host/%s", base, e->d_name);
-		show_host(dir, pin_name_dev(e->d_name, name, sizeof(name)),
-			  label, ns);
-		shown++;
+		gather_host(inst_new(st, sn), dir,
+			    pin_name_dev(e->d_name, name, sizeof(name)));
 	}
 	if (d)
 		closedir(d);
 	snprintf(dir, sizeof(dir), "%s/switch", base);
-	if (exists(dir)) {
-		show_switch(dir, label, ns);
-		shown++;
-	}
+	if (exists(dir))
+		gather_switch(inst_new(st, sn), dir);
 	setns(set->home, CLONE_NEWNET);
-	return shown;
 }
 
-static void show_module(void)
+static void gather_module(struct st_module *mod)
 {
 	struct modinfo m;
 	char line[256];
 	FILE *f;
 
 	module_info(&m);
-	if (!m.loaded) {
-		printf("module tcp_hpcc: not loaded\n");
+	mod->loaded = m.loaded;
+	mod->btf = m.btf;
+	mod->probe_dscp = m.probe_dscp;
+	mod->resp_dscp = m.resp_dscp;
+	if (!m.loaded)
 		return;
-	}
-	printf("module tcp_hpcc: loaded, BTF %s, probe_dscp %d, response_dscp %d\n",
-	       m.btf ? "present" :
-	       "MISSING (kfunc not registered)", m.probe_dscp, m.resp_dscp);
 	f = sys_fopen("/proc/net/tcp_hpcc_stat");
 	if (!f)
 		return;
-	printf("  /proc/net/tcp_hpcc_stat:\n");
+	mod->have_stat = true;
 	while (fgets(line, sizeof(line), f)) {
-		char name[128];
-		unsigned long long v;
+		struct st_stat s, *p;
 
-		if (sscanf(line, "%127s %llu", name, &v) == 2)
-			printf("    %-20s %llu\n", name, v);
+		if (sscanf(line, "%127s %llu", s.name, &s.v) != 2)
+			continue;
+		p = realloc(mod->stat, (mod->nstat + 1) * sizeof(*p));
+		if (!p)
+			die("out of memory");
+		mod->stat = p;
+		p[mod->nstat++] = s;
 	}
 	fclose(f);
 }
@@ -429,32 +405,19 @@ static bool find_setup(char *buf, size_t len)
  * hpcc-setup owns that file (it attaches from it), so its `status` gives
  * the verdicts, one per line, reading the attachments from this binary
  * (`status --no-config`). Nothing is said without a configuration file.
- * Returns hpcc-setup's exit status: 0 as configured, 3 if not, 1 if the
+ * c->rc: hpcc-setup's exit status: 0 as configured, 3 if not, 1 if the
  * file has errors.
  */
-static int show_config(const char *conf)
+static void run_setup(struct st_config *c, const char *setup)
 {
-	char def[PATH_MAX], setup[PATH_MAX], self[PATH_MAX], line[1024];
-	const char *root = getenv("HPCC_PROBE_ROOT"), *ns = netns_arg();
+	const char *ns = netns_arg();
+	char self[PATH_MAX], *line = NULL;
+	size_t cap = 0;
 	int fds[2], st;
 	ssize_t n;
 	pid_t pid;
 	FILE *f;
 
-	if (!conf)
-		conf = getenv("HPCC_CONF");
-	if (!conf) {
-		snprintf(def, sizeof(def), "%s/etc/hpcc/hpcc.conf",
-			 root ? root : "");
-		conf = def;
-	}
-	if (!exists(conf))
-		return 0;
-	printf("configured in %s (hpcc-setup status):\n", conf);
-	if (!find_setup(setup, sizeof(setup))) {
-		printf("  unknown: hpcc-setup not found (HPCC_SETUP, PATH)\n");
-		return 1;
-	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = 0;
 	if (pipe(fds))
@@ -471,27 +434,59 @@ static int show_config(const char *conf)
 		if (self[0])
 			setenv("HPCC_PROBE", self, 1);
 		if (ns)
-			execl(setup, "hpcc-setup", "-c", conf, "-n", ns,
+			execl(setup, "hpcc-setup", "-c", c->file, "-n", ns,
 			      "status", (char *)NULL);
 		else
-			execl(setup, "hpcc-setup", "-c", conf, "status",
+			execl(setup, "hpcc-setup", "-c", c->file, "status",
 			      (char *)NULL);
 		printf("cannot run %s: %s\n", setup, strerror(errno));
 		_exit(1);
 	}
 	close(fds[1]);
 	f = fdopen(fds[0], "r");
-	while (f && fgets(line, sizeof(line), f))
-		printf("  %s%s", line, strchr(line, '\n') ? "" : "\n");
+	while (f && (n = getline(&line, &cap, f)) > 0) {
+		char **l = realloc(c->lines, (c->nlines + 1) * sizeof(*l));
+
+		if (!l)
+			die("out of memory");
+		c->lines = l;
+		if (line[n - 1] == '\n')
+			line[n - 1] = 0;
+		l[c->nlines++] = strdup(line);
+	}
+	free(line);
 	if (f)
 		fclose(f);
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-		return 1;
-	return WEXITSTATUS(st);
+	c->rc = 1;
+	if (waitpid(pid, &st, 0) >= 0 && WIFEXITED(st))
+		c->rc = WEXITSTATUS(st);
+}
+
+static void gather_config(struct st_config *c, const char *conf)
+{
+	const char *root = getenv("HPCC_PROBE_ROOT");
+	char setup[PATH_MAX];
+
+	if (!conf)
+		conf = getenv("HPCC_CONF");
+	if (conf)
+		snprintf(c->file, sizeof(c->file), "%s", conf);
+	else
+		snprintf(c->file, sizeof(c->file), "%s/etc/hpcc/hpcc.conf",
+			 root ? root : "");
+	if (!exists(c->file))
+		return;
+	c->present = true;
+	c->setup_found = find_setup(setup, sizeof(setup));
+	if (!c->setup_found) {
+		c->rc = 1;
+		return;
+	}
+	run_setup(c, setup);
 }
 
 static const char status_usage[] =
-	"Usage: " PROG " status [--config FILE | --no-config]\n"
+	"Usage: " PROG " status [--config FILE | --no-config] [--json]\n"
 	"\n"
 	"What is attached where (every network namespace), with the programs'\n"
 	"counters and tcp_hpcc's statistics; then, if there is a configuration\n"
@@ -501,49 +496,48 @@ static const char status_usage[] =
 	"  --config FILE  the configuration (default $HPCC_CONF, else\n"
 	"                 /etc/hpcc/hpcc.conf)\n"
 	"  --no-config    attachments only\n"
+	"  --json         the same as one JSON object (hpcc-probe(8))\n"
 	"\n"
 	"Exit status: 0; with a configuration, 3 if what is attached differs\n"
 	"from it, 1 if it has errors.\n";
 
 /* Every namespace's pins: init's straight under PIN_ROOT, the others'
- * under PIN_ROOT/netns/COOKIE. How many instances were shown.
+ * under PIN_ROOT/netns/COOKIE.
  */
-static int show_pins(void)
+static void gather_pins(struct status *st)
 {
-	char base[PATH_MAX], label[400];
+	char base[PATH_MAX];
 	struct ns_set *set;
 	struct nsent *ns;
 	struct dirent *e;
-	int shown;
+	struct st_ns sn;
 	DIR *d;
 
 	set = ns_collect();
 	ns = set->n && !strcmp(set->ns[0].label, "netns init") ? &set->ns[0] :
 								 NULL;
-	shown = show_ns_dir(set, PIN_ROOT, ns,
-			    ns ? "netns init" : "netns init, cannot enter it");
+	memset(&sn, 0, sizeof(sn));
+	sn.init_dir = true;
+	snprintf(sn.name, sizeof(sn.name), "init");
+	sn.cookie = ns ? ns->cookie : 0;
+	gather_ns_dir(st, set, PIN_ROOT, ns, &sn);
 	d = opendir(PIN_ROOT "/netns");
 	while (d && (e = readdir(d))) {
-		unsigned long long ck;
 		char *end;
 
-		ck = strtoull(e->d_name, &end, 10);
+		memset(&sn, 0, sizeof(sn));
+		sn.cookie = strtoull(e->d_name, &end, 10);
 		if (e->d_name[0] == '.' || end == e->d_name)
 			continue;
-		ns = ns_find(set, ck);
-		if (ns)
-			snprintf(label, sizeof(label), "%s", ns->label);
-		else
-			snprintf(label, sizeof(label),
-				 "netns cookie %llu, not found (gone or unnamed; rm -r " PIN_ROOT "/netns/%llu)",
-				 ck, ck);
+		ns = ns_find(set, sn.cookie);
+		if (ns)	/* "netns NAME" */
+			snprintf(sn.name, sizeof(sn.name), "%s", ns->label + 6);
 		snprintf(base, sizeof(base), PIN_ROOT "/netns/%s", e->d_name);
-		shown += show_ns_dir(set, base, ns, label);
+		gather_ns_dir(st, set, base, ns, &sn);
 	}
 	if (d)
 		closedir(d);
 	ns_free(set);
-	return shown;
 }
 
 int cmd_status(int argc, char **argv)
@@ -551,12 +545,14 @@ int cmd_status(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "no-config", no_argument, NULL, 'N' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	struct status st = {};
 	const char *conf = NULL;
-	bool no_conf = false;
-	int shown = 0, c;
+	bool no_conf = false, json = false;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -565,6 +561,9 @@ int cmd_status(int argc, char **argv)
 			break;
 		case 'N':
 			no_conf = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			fputs(status_usage, stdout);
@@ -579,10 +578,15 @@ int cmd_status(int argc, char **argv)
 		usage_err("status ", "--config and --no-config exclude each other");
 	need_bpf_caps();
 
-	if (find_bpffs(false))
-		shown = show_pins();
-	if (!shown)
-		printf("no hpcc programs attached (nothing pinned under " PIN_ROOT ")\n");
-	show_module();
-	return no_conf ? 0 : show_config(conf);
+	st.bpffs = find_bpffs(false);
+	if (st.bpffs)
+		gather_pins(&st);
+	gather_module(&st.mod);
+	if (!no_conf)
+		gather_config(&st.conf, conf);
+	if (json)
+		status_print_json(&st);
+	else
+		status_print_text(&st);
+	return st.conf.present ? st.conf.rc : 0;
 }

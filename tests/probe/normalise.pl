@@ -6,10 +6,17 @@
 # number inside a fixed-width column becomes "N" right-aligned in the
 # same width, so the layout is still compared.
 #
-#   normalise.pl [lines|blocks] <in >out
+#   normalise.pl [lines|blocks|json] <in >out
 #     lines:  sort the lines (output whose order is a hash map's)
 #     blocks: sort status's host/switch blocks and a switch's port blocks
 #             (readdir and hash map order)
+#     json:   status --json: each line one JSON object, printed again
+#             indented with sorted keys, its arrays of hosts, switches and
+#             ports sorted; what changes becomes "N" (a number only: a
+#             string there stays itself, so the golden file still tells
+#             numbers from strings); a line starting with "{" that does
+#             not parse is printed as "INVALID JSON: " and the parser's
+#             message, other lines (stderr) as they are
 use strict;
 use warnings;
 
@@ -34,6 +41,52 @@ if (open(my $f, '<', $ENV{HPCC_GOLDEN_COOKIES} // '/nonexistent')) {
 sub cookie {
 	my ($c) = @_;
 	return $ns{$c} // 'COOKIE';
+}
+
+# status --json: the volatile numbers, by key, anywhere in the object.
+my %jvol = map { $_ => 1 } qw(prog_id ifindex cookie age_ns backlog_bytes
+	sent_bytes);
+sub jnorm {
+	my ($v, $key, $parent) = @_;
+	if (ref $v eq 'HASH') {
+		for my $k (keys %$v) {
+			$v->{$k} = jnorm($v->{$k}, $k, $key);
+		}
+		return $v;
+	}
+	if (ref $v eq 'ARRAY') {
+		my $js = JSON::PP->new->canonical;
+		$_ = jnorm($_, '', $key) for @$v;
+		return [sort { $js->encode($a) cmp $js->encode($b) } @$v]
+			if $key =~ /^(?:hosts|switches|ports)$/;
+		return $v;
+	}
+	return $v if !defined $v || ref $v;
+	my $num = JSON::PP->new->allow_nonref->encode($v) !~ /^"/;
+	return 'N' if $num && ($jvol{$key} || $parent eq 'counters');
+	if (!$num) {
+		$v =~ s{(/sys/fs/bpf/tcp_hpcc/netns/)(\d+)}{$1 . cookie($2)}ge;
+	}
+	return $v;
+}
+if ($sort eq 'json') {
+	require JSON::PP;
+	my $js = JSON::PP->new->canonical->pretty->indent_length(1);
+	while (my $l = <STDIN>) {
+		if ($l !~ /^\{/) {	# stderr: messages
+			$l =~ s{^\S*/hpcc-probe: }{hpcc-probe: };
+			print $l;
+			next;
+		}
+		my $o = eval { JSON::PP->new->decode($l) };
+		if (!defined $o) {
+			(my $e = $@) =~ s/ at \S+ line \d+\.\n//;
+			print "INVALID JSON: $e\n";
+			next;
+		}
+		print $js->encode(jnorm($o, '', ''));
+	}
+	exit 0;
 }
 
 my $counters = 0;

@@ -277,6 +277,12 @@ g -m fake status
 g -m nobtf status
 g -m noparams status
 g -m noproc status
+group json
+note "nothing attached"
+g -s json status --json
+g -s json -m fake status --json
+g -s json status --json --frobnicate
+group status
 
 # ----------------------------------------------------------------- host
 group host
@@ -472,6 +478,10 @@ ip netns exec s bash -c 'dd if=/dev/zero bs=1400 count=100 status=none >/dev/udp
 g -s blocks status
 g -s blocks -m fake status
 g -s blocks -n d status
+group json
+note "two hosts, two switch instances; the module faked"
+g -s json -m fake status --json
+group status
 
 # ------------------------------------------- status against hpcc.conf
 # hpcc-setup status gives the verdicts; relative paths keep $W out.
@@ -491,6 +501,13 @@ note "errors in the file; no hpcc-setup; the default file, and --no-config"
 printf '%s\n' 'router r2b' >$W/hpcc.conf
 (cd $W && g -s blocks -n r2 status --config hpcc.conf)
 (cd $W && HPCC_SETUP=/nonexistent/hpcc-setup g -s blocks -n r2 status --config hpcc.conf)
+group json
+note "against hpcc.conf: errors in it (exit 1), no hpcc-setup, a rate that differs (exit 3)"
+(cd $W && g -s json -n r2 status --config hpcc.conf --json)
+(cd $W && HPCC_SETUP=/nonexistent/hpcc-setup g -s json -n r2 status --config hpcc.conf --json)
+printf '%s\n' 'host r2b' 'switch r2b rate 10gbit switch-id 7' >$W/hpcc.conf
+(cd $W && g -s json -n r2 status --config hpcc.conf --json)
+group config
 mkdir -p $W/mod-none/etc/hpcc
 printf '%s\n' 'host hd0' >$W/mod-none/etc/hpcc/hpcc.conf
 g -s blocks -n d status --no-config
@@ -568,6 +585,10 @@ vethpair x xg0 xg1
 g -n x host attach xg0
 ip netns del x
 g -s blocks status
+group json
+note "pins of a namespace that is gone"
+g -s json status --json
+group status
 rm -r "$xpins"
 note "everything detached"
 g -n d host detach hd0
@@ -615,7 +636,7 @@ else
 fi
 
 # -------------------------------------------------------------- compare
-for f in usage nonroot host switch trace status config flows rawip linktype; do
+for f in usage nonroot host switch trace status config json flows rawip linktype; do
 	skip=${f}_skip
 	if [ -n "${!skip:-}" ]; then
 		tap 0 "golden $f.out # SKIP ${!skip}"

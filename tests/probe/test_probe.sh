@@ -259,6 +259,31 @@ st=$(grep -o 'switch_stamped *[0-9]*' <<<"$r2" | grep -o '[0-9]*$')
 ok_if "status: r2 stamped every probe (switch_stamped=${st:-?} >= 5)" test "${st:-0}" -ge 5
 ok_if "status: module not loaded" has "^module tcp_hpcc: not loaded$"
 
+# status --json: one valid object, the same facts as the text just before
+txt=$out
+printf '%s\n' "$txt" >$FAKE/status.txt
+expect_ok "status --json (stdout only)" sh -c '"$@" >"$0"' $FAKE/status.json \
+	env HPCC_PROBE_ROOT=$NOMOD "$H" status --json
+out=$(cat $FAKE/status.json)
+ok_if "status --json: parses (python3 -m json.tool)" \
+	python3 -m json.tool $FAKE/status.json /dev/null
+ok_if "status --json: one line, one object" \
+	test "$(wc -l <$FAKE/status.json)" -eq 1 -a "${out:0:1}" = "{"
+run python3 tests/probe/status_json_match.py $FAKE/status.txt \
+	$FAKE/status.json $S $R1 $R2 $D
+tap $((rc != 0)) "status --json: hosts, switches, ports, counters as in the text (s r1 r2 d)"
+ok_if "status --json: numbers are numbers" \
+	python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))
+h = [h for h in o["hosts"] if h["dev"] == "hd0"][0]
+p = [p for s in o["switches"] for p in s["ports"] if p["dev"] == "r2b"][0]
+sys.exit(not (h["probe_dscp"] == 7 and h["reflect_rate"] == 100000 and
+	      h["counters"]["probe_reflected"] >= 5 and p["rate_mbps"] == 1500
+	      and p["port_id"] == 21 and p["tc_egress"] == "attached"))' \
+	$FAKE/status.json
+expect_ok "status --json --no-config: exit 0" \
+	env HPCC_PROBE_ROOT=$NOMOD "$H" status --json --no-config
+
 # an edge port: r2b faces d, "outside" for a while. Probes and responses
 # crossing it lose their records, probes from d are dropped.
 edge_cnt() {	# edge_cnt NAME: r2's counter NAME
