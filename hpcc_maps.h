@@ -65,6 +65,10 @@ struct hpcc_reflect_tb {
 					 * in are dropped (hpcc_edge_in on
 					 * its ingress), nothing is stamped
 					 */
+#define HPCC_PORT_F_QOS		0x0010	/* stamp hpcc's class (qos_*), not
+					 * the whole port: see "HPCC under
+					 * QoS queuing" in tcp_hpcc.rst
+					 */
 
 struct hpcc_port_cfg {
 	__u32 switch_id;
@@ -74,6 +78,16 @@ struct hpcc_port_cfg {
 	__u8 resp_dscp;
 	__u16 flags;			/* HPCC_PORT_F_* */
 	__u64 netns_cookie;		/* 0 = any namespace */
+	/* HPCC_PORT_F_QOS (appended: older instances' entries are 24 bytes
+	 * and refuse these, "switch detach --all" first):
+	 */
+	__u32 qos_classid;		/* hpcc's class (major:minor, tc's
+					 * classid): probes and responses
+					 * get it as skb->priority
+					 */
+	__u32 qos_rate_mbps;		/* its guaranteed rate */
+	__u8 qos_dscp;			/* DSCP of its data (sampling) */
+	__u8 qos_pad[7];
 };
 
 /* Queue snapshots: map "hpcc_qsnap", HASH, key __u32 ifindex, written by
@@ -102,6 +116,28 @@ struct hpcc_qsnap_dev {
 	__u32 flags;			/* HPCC_QSNAP_F_* */
 	struct hpcc_qsnap q[HPCC_MAX_TXQ];
 };
+
+/* QoS class state of a HPCC_PORT_F_QOS port: map "hpcc_qos" (not pinned:
+ * the instance's programs hold it), HASH, key __u32 ifindex, written by
+ * the qdisc tracepoints under the root qdisc's lock, read by the tc
+ * program. A packet is the class's when skb->priority is qos_classid (the
+ * probes and responses the tc program put there) or its DSCP is qos_dscp.
+ * One packet of the class at a time is sampled: its skb address and
+ * enqueue time are kept until it is dequeued, then its sojourn is.
+ */
+struct hpcc_qos_state {
+	__u64 enq_bytes;		/* class bytes enqueued (pkt_len) */
+	__u64 deq_bytes;		/* class bytes dequeued, wraps */
+	__u64 mark_skb;			/* sampled packet in the queue, 0 none */
+	__u64 mark_ns;			/* its enqueue time */
+	__u64 sojourn_ns;		/* sojourn of the last sample dequeued */
+	__u64 sojourn_at;		/* when it was dequeued */
+};
+
+#define HPCC_QOS_MARK_MAX_NS	1000000000ull	/* a sample older than this
+						 * was dropped inside the qdisc:
+						 * sample again
+						 */
 
 /* Counters: map "hpcc_counters", PERCPU_ARRAY of __u64, HPCC_CNT_MAX
  * entries, one instance per object. Each pass/drop reason has its own.
@@ -173,6 +209,12 @@ enum hpcc_counter {
 	HPCC_CNT_MAC_MISSING,		/* kfunc -ENOKEY: untagged report,
 					 * mac_required set
 					 */
+	/* switch: QoS ports (HPCC_PORT_F_QOS). Appended. */
+	HPCC_CNT_QOS_STAMPED,		/* a hop of the class stamped */
+	HPCC_CNT_QOS_NO_STATE,		/* no class state yet: sojourn 0 */
+	HPCC_CNT_QOS_MARK_LOST,		/* a sample never left the qdisc
+					 * (dropped inside): sampled again
+					 */
 	HPCC_CNT_MAX
 };
 
@@ -216,6 +258,9 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	case HPCC_CNT_SWITCH_NO_KEY:	return "switch_no_key";
 	case HPCC_CNT_REJECT_MAC:	return "reject_mac";
 	case HPCC_CNT_MAC_MISSING:	return "mac_missing";
+	case HPCC_CNT_QOS_STAMPED:	return "qos_stamped";
+	case HPCC_CNT_QOS_NO_STATE:	return "qos_no_state";
+	case HPCC_CNT_QOS_MARK_LOST:	return "qos_mark_lost";
 	}
 	return "?";
 }

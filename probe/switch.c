@@ -81,6 +81,7 @@ bad:
 const char *switch_usage =
 	"Usage: " PROG " [-n NETNS] switch attach DEV --rate RATE [--switch-id N] [--port-id N]\n"
 	"                  [--probe-dscp N] [--response-dscp N]\n"
+	"                  [--qos CLASSID,RATE,DSCP]\n"
 	"       " PROG " [-n NETNS] switch attach DEV --edge [--rate RATE] ...\n"
 	"       " PROG " [-n NETNS] switch detach DEV | --all\n"
 	"\n"
@@ -98,6 +99,12 @@ const char *switch_usage =
 	"                   the namespace's lowest non-loopback IPv4 address\n"
 	"                   as a 32-bit number, else a hash of the hostname\n"
 	"  --port-id N      default: DEV's ifindex\n"
+	"  --qos CLASSID,RATE,DSCP  DEV's root qdisc is classful (htb, drr,\n"
+	"                   ets): stamp hpcc's class CLASSID (tc syntax, 1:10)\n"
+	"                   whose data carry DSCP and whose guaranteed rate\n"
+	"                   is RATE, not the whole port; probes and responses\n"
+	"                   go to CLASSID (skb->priority). tcp_hpcc.rst, \"HPCC\n"
+	"                   under QoS queuing\"\n"
 	"  --all            (detach) every port, then unload the instance\n";
 
 /* Drop the config of ports whose device is gone or no longer carries our
@@ -196,7 +203,40 @@ struct sw_opts {
 	__u32 rate_mbps, sid, pid;
 	bool have_sid, have_pid, edge;
 	int probe, resp;
+	__u32 qos_classid, qos_mbps;	/* --qos; classid 0: not given */
+	int qos_dscp;
 };
+
+/* --qos CLASSID,RATE,DSCP into @o. */
+static void sw_parse_qos(const char *arg, struct sw_opts *o)
+{
+	char buf[128], *rate, *dscp, *end;
+	unsigned long maj, min;
+	__u32 v;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	rate = strchr(buf, ',');
+	dscp = rate ? strchr(rate + 1, ',') : NULL;
+	if (!dscp)
+		usage_err("switch attach ", "bad --qos '%s': expected CLASSID,RATE,DSCP, e.g. 1:10,400mbit,10",
+			  arg);
+	*rate++ = 0;
+	*dscp++ = 0;
+	errno = 0;
+	maj = strtoul(buf, &end, 16);
+	min = *end == ':' ? strtoul(end + 1, &end, 16) : 0;
+	if (errno || *end || !strchr(buf, ':') || !maj || !min ||
+	    maj > 0xffff || min > 0xffff)
+		usage_err("switch attach ", "bad --qos class '%s': expected MAJOR:MINOR in hex, both non-zero, as tc prints classids (1:10)",
+			  buf);
+	o->qos_classid = (__u32)(maj << 16 | min);
+	o->qos_mbps = parse_rate(rate);
+	/* The data's DSCP may be 0 (best effort), unlike a probe's. */
+	if (parse_u32(dscp, &v) || v > 63)
+		usage_err("switch attach ", "bad --qos DSCP '%s': expected 0..63",
+			  dscp);
+	o->qos_dscp = (int)v;
+}
 
 /* --switch-id or --port-id @s, a number 0..2^32-1. */
 static __u32 sw_parse_id(const char *what, const char *s)
@@ -219,6 +259,7 @@ static int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		{ "probe-dscp", required_argument, NULL, 'p' },
 		{ "response-dscp", required_argument, NULL, 'r' },
 		{ "edge", no_argument, NULL, 'E' },
+		{ "qos", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -249,6 +290,9 @@ static int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		case 'E':
 			o->edge = true;
 			break;
+		case 'Q':
+			sw_parse_qos(optarg, o);
+			break;
 		case 'h':
 			fputs(switch_usage, stdout);
 			return 1;
@@ -262,6 +306,8 @@ static int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		usage_err("switch ", "switch attach needs --rate RATE (the link capacity, e.g. 10gbit)");
 	if (o->rate)
 		o->rate_mbps = parse_rate(o->rate);
+	if (o->qos_classid && (o->edge || o->qos_mbps > o->rate_mbps))
+		usage_err("switch ", "--qos: not on an edge port, and the class's rate at most --rate");
 	return 0;
 }
 
@@ -420,8 +466,12 @@ static void sw_port_cfg(const struct sw_opts *o, bool raw_ip,
 	cfg->flags = HPCC_PORT_F_DSCP |
 		     (o->have_pid ? HPCC_PORT_F_PORT_ID : 0) |
 		     (raw_ip ? HPCC_PORT_F_RAW_IP : 0) |
-		     (o->edge ? HPCC_PORT_F_EDGE : 0);
+		     (o->edge ? HPCC_PORT_F_EDGE : 0) |
+		     (o->qos_classid ? HPCC_PORT_F_QOS : 0);
 	cfg->netns_cookie = netns_cookie();
+	cfg->qos_classid = o->qos_classid;
+	cfg->qos_rate_mbps = o->qos_mbps;
+	cfg->qos_dscp = (__u8)(o->qos_classid ? o->qos_dscp : 0);
 }
 
 /* What attach did, and a warning when the port has no queue to measure. */
@@ -441,6 +491,10 @@ static void sw_attach_report(const struct sw_opts *o, int ifindex,
 	       fresh ? "" : " (joined the namespace's instance)");
 	if (o->edge)
 		return;		/* it measures nothing */
+	if (o->qos_classid)
+		printf("switch: %s stamps class %x:%x (data DSCP %d, guaranteed %u Mbit/s; the port's %u when the other classes have nothing queued)\n",
+		       o->dev, o->qos_classid >> 16, o->qos_classid & 0xffff,
+		       o->qos_dscp, o->qos_mbps, o->rate_mbps);
 	if (!nl_root_qdisc(ifindex, qkind, sizeof(qkind)) &&
 	    !strcmp(qkind, "noqueue"))
 		warnmsg("%s has no queue (root qdisc noqueue): there is no backlog to measure and hops will report queue 0 and tx_bytes 0; add a qdisc, e.g. 'tc qdisc replace dev %s root fq_codel' or one shaped to the rate ('... root tbf rate %s burst 64kb latency 50ms')",

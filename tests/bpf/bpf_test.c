@@ -6,6 +6,7 @@
  *   bpf_test           unit tests (BPF_PROG_TEST_RUN) + qdisc traffic tests
  *   bpf_test --unit    unit tests only
  *   bpf_test --switch  the switch program's unit tests only
+ *   bpf_test --qos     those and the QoS port traffic case
  *   bpf_test --upgrade DIR  v1 objects in DIR (tests/bpf/upgrade.sh builds
  *                      them from the last release) against v2 packets
  *   bpf_test --bench   ns/packet table (bpf_prog_test_run, repeat=100000)
@@ -395,6 +396,163 @@ static void test_switch_stamp(bool v6)
 			     (int[]){ HPCC_CNT_SWITCH_STAMPED, -1 });
 	tap(ok, "switch stamps an IPv%d probe (fields, nhops, checksums)",
 	    v6 ? 6 : 4);
+}
+
+/* ------------------------------------------------- QoS ports (HPCC_PORT_F_QOS) */
+
+#define QOS_CLASSID	0x00010010u	/* 1:10 */
+
+static void qos_cfg_set(bool qos)
+{
+	struct hpcc_port_cfg c = {
+		.switch_id = 3, .rate_mbps = 10000,
+		.flags = qos ? HPCC_PORT_F_QOS : 0,
+		.qos_classid = QOS_CLASSID, .qos_rate_mbps = 4000,
+		.qos_dscp = 10,
+	};
+	uint32_t k = LO_IFINDEX;
+
+	bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &k, &c,
+			    BPF_ANY);
+}
+
+static void qos_state_set(uint64_t enq, uint64_t deq, uint64_t soj)
+{
+	struct hpcc_qos_state st = { .enq_bytes = enq, .deq_bytes = deq,
+				     .sojourn_ns = soj };
+	uint32_t k = LO_IFINDEX;
+
+	bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_qos), &k, &st, BPF_ANY);
+}
+
+/* One run of the switch with an skb context: the priority it leaves. */
+static uint32_t run_prio(const struct pkt *in, struct run *r)
+{
+	struct __sk_buff ctx = { .ifindex = LO_IFINDEX };
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = in->b,
+		.data_size_in = in->len,
+		.ctx_in = &ctx,
+		.ctx_size_in = sizeof(ctx),
+		.ctx_out = &ctx,
+		.ctx_size_out = sizeof(ctx),
+		.repeat = 1,
+	);
+
+	r->out = *in;
+	memset(r->out.b, 0, sizeof(r->out.b));
+	opts.data_out = r->out.b;
+	opts.data_size_out = sizeof(r->out.b);
+	r->err = bpf_prog_test_run_opts(sw_prog, &opts);
+	r->retval = opts.retval;
+	r->out.len = opts.data_size_out;
+	if (r->err)
+		diag("test_run: %s\n", strerror(errno));
+	return ctx.priority;
+}
+
+/* One QoS stamp: root backlog @root, class counters @enq/@deq, last
+ * sample's sojourn @soj ns; expects @rate, @qlen, tx_bytes @deq and the
+ * class's priority.
+ */
+static bool qos_stamp_ok(uint32_t root, uint64_t enq, uint64_t deq,
+			 uint64_t soj, uint32_t rate, uint32_t qlen)
+{
+	uint64_t before[HPCC_CNT_MAX], t0, t1;
+	struct hpcc_probe pr;
+	struct pkt in;
+	struct run r;
+	uint32_t prio;
+	bool ok = true;
+
+	qsnap_set(root, 777);
+	qos_state_set(enq, deq, soj);
+	probe_init(&pr, 0);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	counters_read(sw_cnt, before);
+	t0 = mono_ns();
+	prio = run_prio(&in, &r);
+	t1 = mono_ns();
+	ok &= CHECK(!r.err && r.retval == TC_ACT_OK, "retval %d", r.retval);
+	ok &= hop_ok(&payload_of(&r.out)->hop[0], 3, LO_IFINDEX, rate, qlen,
+		     deq, t0, t1);
+	ok &= CHECK(prio == QOS_CLASSID, "priority %#x", prio);
+	ok &= csums_ok(&r.out);
+	ok &= counters_moved(sw_cnt, before,
+			     (int[]){ HPCC_CNT_QOS_STAMPED,
+				      HPCC_CNT_SWITCH_STAMPED, -1 });
+	return ok;
+}
+
+static void test_switch_qos(void)
+{
+	uint64_t before[HPCC_CNT_MAX];
+	struct hpcc_probe pr;
+	struct pkt in;
+	struct run r;
+	uint32_t k = LO_IFINDEX, prio;
+	bool ok;
+
+	qos_cfg_set(true);
+	/* Other classes hold 3000 of the root's 9000: B is the class's
+	 * 4000 Mbit/s, qlen 2 ms at 4000 Mbit/s = 1000000 bytes.
+	 */
+	ok = qos_stamp_ok(9000, 11000, 5000, 2000000, 4000, 1000000);
+	tap(ok, "QoS port, other classes queued: B = the class's rate, qlen = "
+	    "sojourn x B, tx_bytes = the class's, probe put in the class");
+	/* The class alone is queued: the port's rate, the same sojourn. */
+	ok = qos_stamp_ok(6000, 11000, 5000, 2000000, 10000, 2500000);
+	/* More class bytes than the root holds (a drop inside): alone. */
+	ok &= qos_stamp_ok(4000, 11000, 5000, 2000000, 10000, 2500000);
+	tap(ok, "QoS port, only the class queued: B = the port's rate "
+	    "(work-conserving), qlen = sojourn x B");
+	/* The class has nothing queued: a stale sample says nothing. */
+	ok = qos_stamp_ok(9000, 5000, 5000, 2000000, 4000, 0);
+	ok &= qos_stamp_ok(0, 5000, 6000, 2000000, 10000, 0);
+	/* 10 s at 10 Gbit/s is more than 32 bits of bytes: saturated. */
+	ok &= qos_stamp_ok(6000, 11000, 5000, 10000000000ull, 10000,
+			   0xffffffffu);
+	tap(ok, "QoS port, class empty: qlen 0; huge sojourn saturates");
+
+	/* No class state yet: qlen and tx_bytes 0, counted. */
+	bpf_map_delete_elem(bpf_map__fd(sw->maps.hpcc_qos), &k);
+	qsnap_set(500, 777);
+	probe_init(&pr, 0);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	counters_read(sw_cnt, before);
+	prio = run_prio(&in, &r);
+	ok = hop_ok(&payload_of(&r.out)->hop[0], 3, LO_IFINDEX, 4000, 0, 0, 0,
+		    UINT64_MAX);
+	ok &= CHECK(prio == QOS_CLASSID, "priority %#x", prio);
+	ok &= counters_moved(sw_cnt, before,
+			     (int[]){ HPCC_CNT_QOS_NO_STATE,
+				      HPCC_CNT_SWITCH_STAMPED, -1 });
+	tap(ok, "QoS port without class state: queue 0, counted");
+
+	/* A response is not stamped, but goes to the class too. */
+	probe_init(&pr, 1);
+	pr.hdr.flags = HPCC_F_RESPONSE;
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN,
+		    HPCC_DSCP_RESPONSE_DEFAULT);
+	prio = run_prio(&in, &r);
+	ok = same_bytes(&in, &r.out);
+	ok &= CHECK(prio == QOS_CLASSID, "priority %#x", prio);
+	tap(ok, "QoS port: a response passes unchanged, in the class");
+
+	/* Without HPCC_PORT_F_QOS: the port as before, priority kept. */
+	qos_cfg_set(false);
+	qos_state_set(11000, 5000, 2000000);
+	qsnap_set(9000, 777);
+	probe_init(&pr, 0);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	prio = run_prio(&in, &r);
+	ok = hop_ok(&payload_of(&r.out)->hop[0], 3, LO_IFINDEX, 10000, 9000,
+		    777, 0, UINT64_MAX);
+	ok &= CHECK(prio == 0, "priority %#x", prio);
+	tap(ok, "port without QoS: the root's backlog and rate, priority "
+	    "untouched");
+	bpf_map_delete_elem(bpf_map__fd(sw->maps.hpcc_qos), &k);
+	qsnap_clear();
 }
 
 static void test_switch_ipopts(void)
@@ -1169,6 +1327,7 @@ static void switch_tests(void)
 	test_switch_overflow(false);
 	test_switch_overflow(true);
 	test_switch_qsnap_mq();
+	test_switch_qos();
 	test_switch_bad_csum();
 	test_switch_vlan();
 	test_malformed(sw_prog, sw_cnt, "switch", TC_ACT_OK);
@@ -2363,6 +2522,224 @@ out:
 	ns_teardown();
 }
 
+/* Packets and bytes tc counts for hpv0's qdisc @handle (e.g. "10:", the
+ * child of a class: tc of iproute2 6.1 has no JSON for classes).
+ */
+static int tc_child_stats(const char *handle, uint64_t *pkts,
+			  uint64_t *bytes)
+{
+	char cmd[256], out[65536], key[64], *p, *q;
+	size_t n;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns exec %s tc -s -j qdisc show dev hpv0", ns_name);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, f);
+	pclose(f);
+	out[n] = 0;
+	snprintf(key, sizeof(key), "\"handle\":\"%s\"", handle);
+	p = strstr(out, key);
+	q = p ? strstr(p, "\"bytes\":") : NULL;
+	if (!q)
+		return -1;
+	*bytes = strtoull(q + 8, NULL, 10);
+	q = strstr(p, "\"packets\":");
+	if (!q)
+		return -1;
+	*pkts = strtoull(q + 10, NULL, 10);
+	return 0;
+}
+
+/* @n 1042-byte UDP frames with @dscp, in bursts of 4 every @gap_us. */
+static void qos_send(int fd, uint8_t dscp, int n, unsigned int gap_us)
+{
+	static uint8_t junk[1000];
+	struct pkt_opts o = { .proto = 17, .paylen = 1000, .payload = junk,
+			      .dscp = dscp, .sport = 20000 };
+	struct pkt k;
+	int i;
+
+	pkt_build(&k, &o);
+	for (i = 0; i < n; i++) {
+		send(fd, k.b, k.len, 0);
+		if (gap_us && i % 4 == 3)
+			usleep(gap_us);
+	}
+}
+
+/* Send a probe on @txfd, return its stamped hop (zeroed if it did not
+ * come through) and its queueing delay at the port in *@delay_ns.
+ */
+static bool qos_probe(int txfd, int rxfd, struct hpcc_hop *hop,
+		      uint64_t *delay_ns)
+{
+	struct hpcc_probe pr;
+	struct pkt probe, got;
+	uint64_t deadline;
+	ssize_t n;
+
+	memset(hop, 0, sizeof(*hop));
+	probe_init(&pr, 0);
+	probe_frame(&probe, false, &pr, HPCC_PROBE_LEN,
+		    HPCC_DSCP_PROBE_DEFAULT);
+	if (send(txfd, probe.b, probe.len, 0) != (ssize_t)probe.len)
+		return false;
+	for (deadline = mono_ns() + 10000000000ull; mono_ns() < deadline;) {
+		struct pollfd pfd = { .fd = rxfd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		while ((n = recv(rxfd, got.b, sizeof(got.b), 0)) > 0) {
+			if ((uint32_t)n != probe.len || got.b[14 + 9] != 6)
+				continue;
+			got.pay = 54;
+			*hop = payload_of(&got)->hop[0];
+			*delay_ns = mono_ns() - be64toh(hop->ts_ns);
+			return payload_of(&got)->hdr.nhops == 1;
+		}
+	}
+	return false;
+}
+
+static void qos_wait_drain(void)
+{
+	uint64_t sent, backlog = 1, deadline;
+
+	for (deadline = mono_ns() + 20000000000ull; mono_ns() < deadline;) {
+		if (!tc_root_stats(&sent, &backlog) && !backlog)
+			return;
+		usleep(20000);
+	}
+}
+
+/* One phase of the QoS case: optionally a blast into the other class,
+ * then class data (DSCP 10) in bursts faster than the class drains, then
+ * a probe. Checks B and that the stamped sojourn is one of this phase.
+ */
+static bool qos_phase(int txfd, int rxfd, bool other, uint32_t want_rate,
+		      unsigned int gap_us, uint64_t *tx)
+{
+	uint64_t t0, delay = 0, soj;
+	struct hpcc_hop hop;
+	uint32_t qlen, rate;
+	bool ok = true;
+
+	t0 = mono_ns();
+	if (other)
+		qos_send(txfd, 0, 100, 0);
+	qos_send(txfd, 10, 60, gap_us);
+	ok &= CHECK(qos_probe(txfd, rxfd, &hop, &delay), "probe lost");
+	qlen = ntohl(hop.qlen);
+	rate = ntohl(hop.rate_mbps);
+	soj = rate ? (uint64_t)qlen * 8000 / rate : 0;
+	*tx = be64toh(hop.tx_bytes);
+	printf("# qos %s: B %u Mbit/s, qlen %u (sojourn %.2f ms), tx_bytes "
+	       "%llu; the probe waited %.2f ms, phase %.2f ms\n",
+	       other ? "both classes" : "class alone", rate, qlen, soj / 1e6,
+	       (unsigned long long)*tx, delay / 1e6,
+	       (be64toh(hop.ts_ns) - t0) / 1e6);
+	ok &= CHECK(rate == want_rate, "B %u, expected %u", rate, want_rate);
+	ok &= CHECK(qlen > 0, "no class queue stamped");
+	/* The sample was enqueued and dequeued in this phase. */
+	ok &= CHECK(soj <= be64toh(hop.ts_ns) - t0, "sojourn %llu ns older "
+		    "than the phase", (unsigned long long)soj);
+	return ok;
+}
+
+/* A router port with two htb classes at half the port each (ceil: the
+ * port): hpcc's data (DSCP 10) in 1:10 by a u32 filter, the rest in
+ * 1:20. The switch, told --qos 1:10,5mbit,10, must put probes in 1:10
+ * (their DSCP would send them to 1:20), stamp B = 5 while 1:20 is queued
+ * and 10 when 1:10 is alone, and a sojourn of its own class.
+ */
+static void qos_netns_case(struct hpcc_switch *s)
+{
+	uint32_t kbit = shaper_kbit(&qcases[0]), ifindex;
+	struct hpcc_port_cfg cfg = {
+		.switch_id = 78, .rate_mbps = 10, .flags = HPCC_PORT_F_QOS,
+		.qos_classid = 0x10010, .qos_rate_mbps = 5, .qos_dscp = 10,
+	};
+	uint64_t cookie = 0, p10 = 0, b10 = 0, p20 = 0, b20 = 0, tx1 = 0,
+		 tx2 = 0;
+	unsigned int gap = kbit < 10000 ? 20000 : 2000;
+	socklen_t cl = sizeof(cookie);
+	int txfd = -1, rxfd = -1, sfd, err;
+	bool ok = true;
+	LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, tco, .handle = 1, .priority = 1);
+
+	if (ns_setup(1) ||
+	    sh("tc -n %1$s qdisc add dev hpv0 root handle 1: htb default 20 && "
+	       "tc -n %1$s class add dev hpv0 parent 1: classid 1:1 htb "
+	       "rate %2$ukbit burst 5kb && "
+	       "tc -n %1$s class add dev hpv0 parent 1:1 classid 1:10 htb "
+	       "rate %3$ukbit ceil %2$ukbit burst 5kb && "
+	       "tc -n %1$s class add dev hpv0 parent 1:1 classid 1:20 htb "
+	       "rate %3$ukbit ceil %2$ukbit burst 5kb && "
+	       "tc -n %1$s qdisc add dev hpv0 parent 1:10 handle 10: bfifo "
+	       "limit 400kb && "
+	       "tc -n %1$s qdisc add dev hpv0 parent 1:20 handle 20: bfifo "
+	       "limit 400kb && "
+	       "tc -n %1$s filter add dev hpv0 parent 1: protocol ip u32 "
+	       "match ip dsfield 0x28 0xfc flowid 1:10", ns_name, kbit,
+	       kbit / 2)) {
+		tap(false, "qos: netns/htb setup");
+		goto out;
+	}
+	ns_enter();
+	ifindex = if_nametoindex("hpv0");
+	sfd = socket(AF_INET, SOCK_DGRAM, 0);
+	getsockopt(sfd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &cl);
+	close(sfd);
+	cfg.netns_cookie = cookie;
+	bpf_map_update_elem(bpf_map__fd(s->maps.hpcc_port_cfg), &ifindex, &cfg,
+			    BPF_ANY);
+	hook.ifindex = ifindex;
+	bpf_tc_hook_create(&hook);
+	tco.prog_fd = bpf_program__fd(s->progs.hpcc_switch);
+	err = bpf_tc_attach(&hook, &tco);
+	txfd = packet_sock("hpv0", false);
+	rxfd = packet_sock("hpv1", true);
+	ns_leave();
+	if (err || txfd < 0 || rxfd < 0) {
+		tap(false, "qos: tc attach / sockets");
+		goto out;
+	}
+	ok &= qos_phase(txfd, rxfd, true, 5, gap, &tx1);
+	qos_wait_drain();
+	/* Alone the class drains at the port's rate: send twice as fast. */
+	ok &= qos_phase(txfd, rxfd, false, 10, gap / 2, &tx2);
+	qos_wait_drain();
+	ok &= CHECK(!tc_child_stats("10:", &p10, &b10) &&
+		    !tc_child_stats("20:", &p20, &b20), "tc -s qdisc");
+	printf("# qos: class 1:10 sent %llu packets %llu bytes, 1:20 %llu "
+	       "packets\n", (unsigned long long)p10, (unsigned long long)b10,
+	       (unsigned long long)p20);
+	/* 120 data frames and the 2 probes in 1:10, the blast in 1:20. */
+	ok &= CHECK(p10 == 122 && p20 == 100, "1:10 %llu, 1:20 %llu packets",
+		    (unsigned long long)p10, (unsigned long long)p20);
+	/* tx_bytes count the class only, before each probe. */
+	ok &= CHECK(tx1 < tx2 && tx2 < b10, "tx_bytes %llu, %llu; class %llu",
+		    (unsigned long long)tx1, (unsigned long long)tx2,
+		    (unsigned long long)b10);
+	ok &= CHECK(tx1 <= 60 * 1042, "phase 1 tx_bytes %llu past its data",
+		    (unsigned long long)tx1);
+	tap(ok, "qos htb 1:10/1:20: probes in the data's class, B = class "
+	    "rate / port rate, a sojourn of the class");
+out:
+	if (txfd >= 0)
+		close(txfd);
+	if (rxfd >= 0)
+		close(rxfd);
+	map_clear_u32(bpf_map__fd(s->maps.hpcc_port_cfg));
+	map_clear_u32(bpf_map__fd(s->maps.hpcc_qsnap));
+	map_clear_u32(bpf_map__fd(s->maps.hpcc_qos));
+	ns_teardown();
+}
+
 static int tcp_conn(bool v6, const uint8_t *c, uint16_t cport,
 		    const uint8_t *s, uint16_t sport, int fds[3]);
 
@@ -3205,6 +3582,18 @@ out:
 	ns_teardown();
 }
 
+/* --qos: the QoS traffic case alone (with the switch unit tests). */
+static void qos_tests(void)
+{
+	struct hpcc_switch *s = hpcc_switch__open_and_load();
+
+	if (!s || hpcc_switch__attach(s))
+		tap(false, "qos: load/attach hpcc_switch");
+	else
+		qos_netns_case(s);
+	hpcc_switch__destroy(s);
+}
+
 static void netns_tests(void)
 {
 	struct hpcc_switch *s;
@@ -3219,9 +3608,11 @@ static void netns_tests(void)
 	s = hpcc_switch__open_and_load();
 	if (!s || hpcc_switch__attach(s))
 		tap(false, "qdisc cases: load/attach hpcc_switch");
-	else
+	else {
 		for (size_t i = 0; i < sizeof(qcases) / sizeof(qcases[0]); i++)
 			qdisc_case(s, &qcases[i]);
+		qos_netns_case(s);
+	}
 	hpcc_switch__destroy(s);
 	netns_misc_tests();
 	netns_reflector_tests();
@@ -3600,6 +3991,11 @@ int main(int argc, char **argv)
 		return upgrade_tests(argv[2]);
 	if (argc > 1 && !strcmp(argv[1], "--switch")) {
 		switch_tests();
+		return tap_done();
+	}
+	if (argc > 1 && !strcmp(argv[1], "--qos")) {
+		switch_tests();
+		qos_tests();
 		return tap_done();
 	}
 	switch_tests();
