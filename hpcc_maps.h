@@ -122,21 +122,28 @@ struct hpcc_qsnap_dev {
  * the qdisc tracepoints under the root qdisc's lock, read by the tc
  * program. A packet is the class's when skb->priority is qos_classid (the
  * probes and responses the tc program put there) or its DSCP is qos_dscp.
- * One packet of the class at a time is sampled: its skb address and
- * enqueue time are kept until it is dequeued, then its sojourn is.
+ * Up to HPCC_QOS_SAMPLES class packets in the queue are sampled: an
+ * enqueue takes a free slot of the ring (skb address, enqueue time), the
+ * dequeue of the oldest sample frees it and publishes its sojourn. In a
+ * standing queue the samples are thus spread over it, and the sojourn
+ * published is that of a packet dequeued at most about 1/HPCC_QOS_SAMPLES
+ * of a sojourn ago.
  */
+#define HPCC_QOS_SAMPLES	16	/* a power of two */
+
 struct hpcc_qos_state {
 	__u64 enq_bytes;		/* class bytes enqueued (pkt_len) */
 	__u64 deq_bytes;		/* class bytes dequeued, wraps */
-	__u64 mark_skb;			/* sampled packet in the queue, 0 none */
-	__u64 mark_ns;			/* its enqueue time */
 	__u64 sojourn_ns;		/* sojourn of the last sample dequeued */
 	__u64 sojourn_at;		/* when it was dequeued */
+	__u32 head, tail;		/* samples [head, tail), free running */
+	__u64 mark_skb[HPCC_QOS_SAMPLES];	/* sample's skb address */
+	__u64 mark_ns[HPCC_QOS_SAMPLES];	/* its enqueue time */
 };
 
-#define HPCC_QOS_MARK_MAX_NS	1000000000ull	/* a sample older than this
-						 * was dropped inside the qdisc:
-						 * sample again
+#define HPCC_QOS_MARK_MAX_NS	1000000000ull	/* the oldest sample is this
+						 * old: it was dropped inside
+						 * the qdisc, forget it
 						 */
 
 /* Counters: map "hpcc_counters", PERCPU_ARRAY of __u64, HPCC_CNT_MAX

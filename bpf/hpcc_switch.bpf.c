@@ -103,6 +103,9 @@ struct {
 /* Zero template to create a hpcc_qsnap entry (too big for the stack). */
 static const struct hpcc_qsnap_dev hpcc_qsnap_zero;
 
+/* Zero template to create a hpcc_qos entry. */
+static const struct hpcc_qos_state hpcc_qos_zero;
+
 /* What an edge port leaves of the records: zeros. */
 static const struct hpcc_hop_v2 hpcc_no_hops[HPCC_MAX_HOPS];
 
@@ -326,12 +329,12 @@ static __always_inline bool hpcc_qos_member(struct sk_buff *skb,
 
 static __always_inline struct hpcc_qos_state *hpcc_qos_state(__u32 ifindex)
 {
-	struct hpcc_qos_state zero = {}, *st;
+	struct hpcc_qos_state *st;
 
 	st = bpf_map_lookup_elem(&hpcc_qos, &ifindex);
 	if (st)
 		return st;
-	bpf_map_update_elem(&hpcc_qos, &ifindex, &zero, BPF_NOEXIST);
+	bpf_map_update_elem(&hpcc_qos, &ifindex, &hpcc_qos_zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&hpcc_qos, &ifindex);
 }
 
@@ -349,36 +352,56 @@ static __always_inline __u32 hpcc_skb_qlen(struct sk_buff *skb)
 	return len;
 }
 
-/* A class packet enqueued: counted; sampled unless a sample is already
- * in the queue (a sample older than HPCC_QOS_MARK_MAX_NS was dropped
- * inside the qdisc; the same address again is a freed and reused skb).
- * Runs under the root qdisc's lock, as the dequeue does.
+/* A class packet enqueued: counted, and sampled if the ring has room
+ * (after forgetting an oldest sample older than HPCC_QOS_MARK_MAX_NS: it
+ * was dropped inside the qdisc). Runs under the root qdisc's lock, as the
+ * dequeue does.
  */
 static __always_inline void hpcc_qos_enqueue(struct hpcc_qos_state *st,
 					     struct sk_buff *skb)
 {
-	__u64 a = hpcc_ptr_u64(skb), now = bpf_ktime_get_ns();
+	__u64 now = bpf_ktime_get_ns();
+	__u32 h = st->head, t = st->tail;
 
 	__sync_fetch_and_add(&st->enq_bytes, hpcc_skb_qlen(skb));
-	if (st->mark_skb && st->mark_skb != a &&
-	    now - st->mark_ns <= HPCC_QOS_MARK_MAX_NS)
-		return;
-	if (st->mark_skb && st->mark_skb != a)
+	if (t - h >= HPCC_QOS_SAMPLES &&
+	    now - st->mark_ns[h & (HPCC_QOS_SAMPLES - 1)] >
+	    HPCC_QOS_MARK_MAX_NS) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_QOS_MARK_LOST);
-	st->mark_ns = now;
-	st->mark_skb = a;
+		st->head = ++h;
+	}
+	if (t - h >= HPCC_QOS_SAMPLES)
+		return;
+	st->mark_skb[t & (HPCC_QOS_SAMPLES - 1)] = hpcc_ptr_u64(skb);
+	st->mark_ns[t & (HPCC_QOS_SAMPLES - 1)] = now;
+	st->tail = t + 1;
 }
 
-/* A class packet dequeued: counted; the sample's sojourn published. */
+/* A class packet dequeued: counted; if it is a sample, its sojourn
+ * published and the samples before it (dropped inside the qdisc, or
+ * overtaken) forgotten. The class is a FIFO, so it is almost always the
+ * oldest.
+ */
 static __always_inline void hpcc_qos_dequeue(struct hpcc_qos_state *st,
 					     struct sk_buff *skb, __u64 now)
 {
+	__u64 a = hpcc_ptr_u64(skb);
+	__u32 h = st->head, t = st->tail, i, k;
+
 	__sync_fetch_and_add(&st->deq_bytes, hpcc_skb_qlen(skb));
-	if (st->mark_skb != hpcc_ptr_u64(skb))
+	for (i = 0; i < HPCC_QOS_SAMPLES; i++) {
+		if (h + i == t)
+			return;
+		k = (h + i) & (HPCC_QOS_SAMPLES - 1);
+		if (st->mark_skb[k] != a)
+			continue;
+		WRITE_ONCE_U64(st->sojourn_ns, now - st->mark_ns[k]);
+		WRITE_ONCE_U64(st->sojourn_at, now);
+		if (i)
+			hpcc_count(&hpcc_counters, HPCC_CNT_QOS_MARK_LOST);
+		st->head = h + i + 1;
 		return;
-	WRITE_ONCE_U64(st->sojourn_ns, now - st->mark_ns);
-	WRITE_ONCE_U64(st->sojourn_at, now);
-	st->mark_skb = 0;
+	}
 }
 
 #define HPCC_QOS_BULK	8	/* skbs of one bulk dequeue looked at */

@@ -2649,6 +2649,57 @@ static bool qos_phase(int txfd, int rxfd, bool other, uint32_t want_rate,
 	return ok;
 }
 
+/* Run time and count of the two qdisc tracepoint programs (bpf_stats). */
+static void qos_tp_stats(struct hpcc_switch *s, uint64_t *ns, uint64_t *cnt)
+{
+	int fds[2] = { bpf_program__fd(s->progs.hpcc_qdisc_enqueue),
+		       bpf_program__fd(s->progs.hpcc_qdisc_dequeue) };
+	int i;
+
+	*ns = *cnt = 0;
+	for (i = 0; i < 2; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(fds[i], &info, &len)) {
+			*ns += info.run_time_ns;
+			*cnt += info.run_cnt;
+		}
+	}
+}
+
+/* What the QoS accounting adds to the qdisc tracepoints: ns per event
+ * (an enqueue or a dequeue) with the port in QoS mode and without, the
+ * same traffic (printed; the kernel's bpf_stats, timing included).
+ */
+static void qos_tp_cost(struct hpcc_switch *s, int txfd,
+			struct hpcc_port_cfg *cfg, uint32_t ifindex)
+{
+	uint64_t ns0, c0, ns1, c1, ns2, c2;
+	int st = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	if (st < 0)
+		return;
+	qos_tp_stats(s, &ns0, &c0);
+	qos_send(txfd, 10, 200, 0);
+	qos_wait_drain();
+	qos_tp_stats(s, &ns1, &c1);
+	cfg->flags &= ~HPCC_PORT_F_QOS;
+	bpf_map_update_elem(bpf_map__fd(s->maps.hpcc_port_cfg), &ifindex, cfg,
+			    BPF_ANY);
+	qos_send(txfd, 10, 200, 0);
+	qos_wait_drain();
+	qos_tp_stats(s, &ns2, &c2);
+	close(st);
+	if (c1 > c0 && c2 > c1)
+		printf("# qos: qdisc tracepoints %.0f ns/event in QoS mode, "
+		       "%.0f without (%llu, %llu events)\n",
+		       (double)(ns1 - ns0) / (c1 - c0),
+		       (double)(ns2 - ns1) / (c2 - c1),
+		       (unsigned long long)(c1 - c0),
+		       (unsigned long long)(c2 - c1));
+}
+
 /* A router port with two htb classes at half the port each (ceil: the
  * port): hpcc's data (DSCP 10) in 1:10 by a u32 filter, the rest in
  * 1:20. The switch, told --qos 1:10,5mbit,10, must put probes in 1:10
@@ -2729,6 +2780,7 @@ static void qos_netns_case(struct hpcc_switch *s)
 		    (unsigned long long)tx1);
 	tap(ok, "qos htb 1:10/1:20: probes in the data's class, B = class "
 	    "rate / port rate, a sojourn of the class");
+	qos_tp_cost(s, txfd, &cfg, ifindex);
 out:
 	if (txfd >= 0)
 		close(txfd);
@@ -3932,6 +3984,19 @@ static int bench(void)
 		       "switch, v2 probe stamped + MAC, hop 4", f_v2m3,
 		       f_v2m3 - f_noop);
 		mac_key_set(kfd, 0, NULL);
+	}
+	{
+		/* A QoS port: the class's state read, B chosen, sojourn
+		 * turned into bytes, the priority set.
+		 */
+		double f_qos;
+
+		qos_cfg_set(true);
+		qos_state_set(11000, 5000, 2000000);
+		f_qos = bench_fresh(sfd, &probe, 20000);
+		printf("# %-44s %10.1f %+13.1f\n",
+		       "switch, probe stamped, QoS port (fresh)", f_qos,
+		       f_qos - f_noop);
 	}
 	{
 		/* An edge port: its egress strips, its ingress drops. */
