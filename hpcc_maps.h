@@ -65,10 +65,10 @@ struct hpcc_reflect_tb {
 					 * in are dropped (hpcc_edge_in on
 					 * its ingress), nothing is stamped
 					 */
-#define HPCC_PORT_F_QOS		0x0010	/* stamp hpcc's class (qos_*), not
-					 * the whole port: see "HPCC under
-					 * QoS queuing" in tcp_hpcc.rst
-					 */
+/* Stamp hpcc's class (qos_*), not the whole port: "HPCC under QoS
+ * queuing" in tcp_hpcc.rst.
+ */
+#define HPCC_PORT_F_QOS		0x0010
 
 struct hpcc_port_cfg {
 	__u32 switch_id;

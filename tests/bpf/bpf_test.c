@@ -2556,12 +2556,13 @@ static int tc_child_stats(const char *handle, uint64_t *pkts,
 /* @n 1042-byte UDP frames with @dscp, in bursts of 4 every @gap_us. */
 static void qos_send(int fd, uint8_t dscp, int n, unsigned int gap_us)
 {
-	static uint8_t junk[1000];
-	struct pkt_opts o = { .proto = 17, .paylen = 1000, .payload = junk,
+	struct pkt_opts o = { .proto = 17, .paylen = 1000,
 			      .dscp = dscp, .sport = 20000 };
+	static uint8_t junk[1000];
 	struct pkt k;
 	int i;
 
+	o.payload = junk;
 	pkt_build(&k, &o);
 	for (i = 0; i < n; i++) {
 		send(fd, k.b, k.len, 0);
@@ -2576,6 +2577,7 @@ static void qos_send(int fd, uint8_t dscp, int n, unsigned int gap_us)
 static bool qos_probe(int txfd, int rxfd, struct hpcc_hop *hop,
 		      uint64_t *delay_ns)
 {
+	const struct hpcc_probe *pp;
 	struct hpcc_probe pr;
 	struct pkt probe, got;
 	uint64_t deadline;
@@ -2595,10 +2597,10 @@ static bool qos_probe(int txfd, int rxfd, struct hpcc_hop *hop,
 		while ((n = recv(rxfd, got.b, sizeof(got.b), 0)) > 0) {
 			if ((uint32_t)n != probe.len || got.b[14 + 9] != 6)
 				continue;
-			got.pay = 54;
-			*hop = payload_of(&got)->hop[0];
+			pp = (const void *)(got.b + 54);
+			*hop = pp->hop[0];
 			*delay_ns = mono_ns() - be64toh(hop->ts_ns);
-			return payload_of(&got)->hdr.nhops == 1;
+			return pp->hdr.nhops == 1;
 		}
 	}
 	return false;
