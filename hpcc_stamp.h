@@ -20,6 +20,8 @@
  *   rate_mbps the port's configured capacity B in Mbit/s (0: unknown);
  *   switch_id the operator's node id; port_id the configured id, else the
  *             egress ifindex (hpcc_stamp_port_id()).
+ * On a QoS port (HPCC_PORT_F_QOS) the switch puts hpcc's class in qlen,
+ * tx_bytes and rate_mbps instead (hpcc_switch.bpf.c, hpcc_qos_fill()).
  */
 #ifndef _HPCC_STAMP_H
 #define _HPCC_STAMP_H
