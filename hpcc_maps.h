@@ -136,6 +136,8 @@ struct hpcc_qos_state {
 	__u64 deq_bytes;		/* class bytes dequeued, wraps */
 	__u64 sojourn_ns;		/* sojourn of the last sample dequeued */
 	__u64 sojourn_at;		/* when it was dequeued */
+	__u32 sojourn_len;		/* its bytes (pkt_len) */
+	__u32 pad;
 	__u32 head, tail;		/* samples [head, tail), free running */
 	__u64 mark_skb[HPCC_QOS_SAMPLES];	/* sample's skb address */
 	__u64 mark_ns[HPCC_QOS_SAMPLES];	/* its enqueue time */

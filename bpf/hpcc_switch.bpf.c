@@ -117,6 +117,7 @@ __u32 hpcc_pcpu_n;
 #define READ_ONCE_U32(x) (*(volatile __u32 *)&(x))
 #define READ_ONCE_U64(x) (*(volatile __u64 *)&(x))
 #define WRITE_ONCE_U64(x, v) (*(volatile __u64 *)&(x) = (v))
+#define WRITE_ONCE_U32(x, v) (*(volatile __u32 *)&(x) = (v))
 
 #define HPCC_SNAP_RETRIES	4
 
@@ -410,10 +411,10 @@ static __always_inline void hpcc_qos_enqueue(struct hpcc_qos_state *st,
 static __always_inline void hpcc_qos_dequeue(struct hpcc_qos_state *st,
 					     struct sk_buff *skb, __u64 now)
 {
+	__u32 h = st->head, t = st->tail, i, k, len = hpcc_skb_qlen(skb);
 	__u64 a = hpcc_ptr_u64(skb);
-	__u32 h = st->head, t = st->tail, i, k;
 
-	__sync_fetch_and_add(&st->deq_bytes, hpcc_skb_qlen(skb));
+	__sync_fetch_and_add(&st->deq_bytes, len);
 	for (i = 0; i < HPCC_QOS_SAMPLES; i++) {
 		if (h + i == t)
 			return;
@@ -422,6 +423,7 @@ static __always_inline void hpcc_qos_dequeue(struct hpcc_qos_state *st,
 			continue;
 		WRITE_ONCE_U64(st->sojourn_ns, now - st->mark_ns[k]);
 		WRITE_ONCE_U64(st->sojourn_at, now);
+		WRITE_ONCE_U32(st->sojourn_len, len);
 		if (i)
 			hpcc_count(&hpcc_counters, HPCC_CNT_QOS_MARK_LOST);
 		st->head = h + i + 1;
@@ -607,8 +609,11 @@ static __always_inline int hpcc_port_qstats(__u32 ifindex, __u32 *qlen,
  *      scheduler gives the class the whole port), else the class's
  *      guaranteed rate;
  *  qlen: the sojourn of the last sampled class packet dequeued, as bytes
- *      at B (sojourn_ns * B / 8000), so that qlen / (B * T) is sojourn /
- *      T whatever B is; 0 while the class has nothing queued;
+ *      at B (sojourn_ns * B / 8000), less that packet's own bytes (a
+ *      shaped class holds a packet for its own tokens too: what waited
+ *      ahead of it is the queue), so that qlen / (B * T) is the queuing
+ *      part of the sojourn over T whatever B is; 0 while the class has
+ *      nothing queued;
  *  tx_bytes: the bytes dequeued from the class.
  */
 static __always_inline void hpcc_qos_fill(const struct hpcc_port_cfg *cfg,
@@ -617,7 +622,7 @@ static __always_inline void hpcc_qos_fill(const struct hpcc_port_cfg *cfg,
 {
 	struct hpcc_qos_state *st;
 	__u64 enq, deq, soj, cls, q;
-	__u32 rate;
+	__u32 rate, len;
 
 	st = bpf_map_lookup_elem(&hpcc_qos, &ifindex);
 	if (!st) {
@@ -639,6 +644,8 @@ static __always_inline void hpcc_qos_fill(const struct hpcc_port_cfg *cfg,
 	if (!cls)
 		soj = 0;
 	q = soj * rate / 8000;		/* ns x Mbit/s -> bytes */
+	len = READ_ONCE_U32(st->sojourn_len);
+	q = q > len ? q - len : 0;
 	in->qlen = q > 0xffffffffull ? 0xffffffffu : (__u32)q;
 	in->rate_mbps = rate;
 	in->tx_bytes = deq;

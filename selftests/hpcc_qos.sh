@@ -88,9 +88,9 @@ run() {
 	b1=$(cstat 10: bytes) t1=$(date +%s.%N)
 	# what R2 stamps for the class now, and the flow's state
 	$IP netns exec $H1 ./probe/hpcc-probe trace 10.1.3.1:$p 2>&1 |
-		awk '$1 == 2 { print "# trace hop 2:", $0 }' >&2
+		awk '$1 == 2 { print "trace hop 2:", $0 }' >/tmp/qos.diag
 	$IP netns exec $H1 cat /proc/net/tcp_hpcc |
-		awk -v p=$p '$2 ~ ":" p "$" { print "# flow:", $0 }' >&2
+		awk -v p=$p '$2 ~ ":" p "$" { print "flow:", $0 }' >>/tmp/qos.diag
 	wait
 	echo "$(awk '/receiver/ { print $(NF-2) }' /tmp/qos.hpcc)" \
 	     "$( [ "$1" = 1 ] && awk '/receiver/ { print $(NF-2) }' /tmp/qos.cubic || echo 0)" \
@@ -112,6 +112,7 @@ for rep in $(seq $QOS_REPS); do
 		r=$(run $bulk)
 		echo "# rep $rep $mode: hpcc cubic(Mbit/s) backlog(1:10, bytes) wire(1:10, Mbit/s): $r"
 		echo "$mode $r" >>/tmp/qos.res
+		sed 's/^/#   /' /tmp/qos.diag
 		sleep 1
 	done
 done

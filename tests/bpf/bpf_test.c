@@ -419,7 +419,7 @@ static void qos_cfg_set(bool qos)
 static void qos_state_set(uint64_t enq, uint64_t deq, uint64_t soj)
 {
 	struct hpcc_qos_state st = { .enq_bytes = enq, .deq_bytes = deq,
-				     .sojourn_ns = soj };
+				     .sojourn_ns = soj, .sojourn_len = 1500 };
 	uint32_t k = LO_IFINDEX;
 
 	bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_qos), &k, &st, BPF_ANY);
@@ -495,15 +495,18 @@ static void test_switch_qos(void)
 
 	qos_cfg_set(true);
 	/* Other classes hold 3000 of the root's 9000: B is the class's
-	 * 4000 Mbit/s, qlen 2 ms at 4000 Mbit/s = 1000000 bytes.
+	 * 4000 Mbit/s, qlen 2 ms at 4000 Mbit/s = 1000000 bytes less the
+	 * sample's own 1500.
 	 */
-	ok = qos_stamp_ok(9000, 11000, 5000, 2000000, 4000, 1000000);
+	ok = qos_stamp_ok(9000, 11000, 5000, 2000000, 4000, 998500);
 	tap(ok, "QoS port, other classes queued: B = the class's rate, qlen = "
 	    "sojourn x B, tx_bytes = the class's, probe put in the class");
 	/* The class alone is queued: the port's rate, the same sojourn. */
-	ok = qos_stamp_ok(6000, 11000, 5000, 2000000, 10000, 2500000);
+	ok = qos_stamp_ok(6000, 11000, 5000, 2000000, 10000, 2498500);
 	/* More class bytes than the root holds (a drop inside): alone. */
-	ok &= qos_stamp_ok(4000, 11000, 5000, 2000000, 10000, 2500000);
+	ok &= qos_stamp_ok(4000, 11000, 5000, 2000000, 10000, 2498500);
+	/* A sojourn shorter than the packet's own time at B: queue 0. */
+	ok &= qos_stamp_ok(6000, 11000, 5000, 1000, 10000, 0);
 	tap(ok, "QoS port, only the class queued: B = the port's rate "
 	    "(work-conserving), qlen = sojourn x B");
 	/* The class has nothing queued: a stale sample says nothing. */
@@ -2553,7 +2556,7 @@ static int tc_child_stats(const char *handle, uint64_t *pkts,
 	return 0;
 }
 
-/* @n 1042-byte UDP frames with @dscp, in bursts of 4 every @gap_us. */
+/* @n 1042-byte UDP frames with @dscp, in bursts of 8 every @gap_us. */
 static void qos_send(int fd, uint8_t dscp, int n, unsigned int gap_us)
 {
 	struct pkt_opts o = { .proto = 17, .paylen = 1000,
@@ -2566,7 +2569,7 @@ static void qos_send(int fd, uint8_t dscp, int n, unsigned int gap_us)
 	pkt_build(&k, &o);
 	for (i = 0; i < n; i++) {
 		send(fd, k.b, k.len, 0);
-		if (gap_us && i % 4 == 3)
+		if (gap_us && i % 8 == 7)
 			usleep(gap_us);
 	}
 }
@@ -2631,7 +2634,7 @@ static bool qos_phase(int txfd, int rxfd, bool other, uint32_t want_rate,
 
 	t0 = mono_ns();
 	if (other)
-		qos_send(txfd, 0, 100, 0);
+		qos_send(txfd, 0, 300, 0);	/* 300 KB: 240 ms at the port */
 	qos_send(txfd, 10, 60, gap_us);
 	ok &= CHECK(qos_probe(txfd, rxfd, &hop, &delay), "probe lost");
 	qlen = ntohl(hop.qlen);
@@ -2814,18 +2817,20 @@ static void qos_netns_case(struct hpcc_switch *s, const struct qos_case *qc)
 		tap(false, "qos %s: tc attach / sockets", qc->name);
 		goto out;
 	}
-	ok &= qos_phase(txfd, rxfd, true, 5, gap, &tx1);
+	ok &= qos_phase(txfd, rxfd, true, 5, gap * 2, &tx1);
 	qos_wait_drain();
 	/* Alone the class drains at the port's rate: send twice as fast. */
-	ok &= qos_phase(txfd, rxfd, false, 10, gap / 2, &tx2);
+	ok &= qos_phase(txfd, rxfd, false, 10, gap, &tx2);
 	qos_wait_drain();
 	ok &= CHECK(!tc_child_stats("10:", &p10, &b10) &&
 		    !tc_child_stats("20:", &p20, &b20), "tc -s qdisc");
 	printf("# qos: class 1:10 sent %llu packets %llu bytes, 1:20 %llu "
 	       "packets\n", (unsigned long long)p10, (unsigned long long)b10,
 	       (unsigned long long)p20);
-	/* 120 data frames and the 2 probes in 1:10, the blast in 1:20. */
-	ok &= CHECK(p10 == 122 && p20 == 100, "1:10 %llu, 1:20 %llu packets",
+	/* 120 data frames and the 2 probes in hpcc's class, the blast in
+	 * the other.
+	 */
+	ok &= CHECK(p10 == 122 && p20 == 300, "1:10 %llu, 1:20 %llu packets",
 		    (unsigned long long)p10, (unsigned long long)p20);
 	/* tx_bytes count the class only, before each probe. */
 	ok &= CHECK(tx1 < tx2 && tx2 < b10, "tx_bytes %llu, %llu; class %llu",
