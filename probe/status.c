@@ -293,6 +293,10 @@ static void show_port(const struct sw *s, __u32 ifindex,
 	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp, edge,
 	       cfg->flags & HPCC_PORT_F_RAW_IP ? "raw IP, " : "", qkind,
 	       port_state(in_ns, have, cur, s->prog_id));
+	if (cfg->flags & HPCC_PORT_F_QOS)
+		printf("    qos: stamps class %x:%x (data DSCP %u), guaranteed %u Mbit/s\n",
+		       cfg->qos_classid >> 16, cfg->qos_classid & 0xffff,
+		       cfg->qos_dscp, cfg->qos_rate_mbps);
 	if (!(cfg->flags & HPCC_PORT_F_EDGE))
 		show_qsnap(s, ifindex, qkind);
 }
