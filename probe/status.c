@@ -191,7 +191,7 @@ static void show_host(const char *dir, const char *dev, const char *label,
 	int ifindex = in_ns ? (int)if_nametoindex(dev) : 0;
 	int fd = pinned_fd(dir, PIN_CFG_HOST);
 	int probe = HPCC_DSCP_PROBE_DEFAULT, resp = HPCC_DSCP_RESPONSE_DEFAULT;
-	char lim[64] = "";
+	char lim[128] = "", plim[64];
 
 	if (fd >= 0 && !bpf_map_lookup_elem(fd, &zero, &cfg) &&
 	    (cfg.flags & HPCC_CFG_F_DSCP)) {
@@ -203,7 +203,14 @@ static void show_host(const char *dir, const char *dev, const char *label,
 	/* A program older than the limit has no such setting. */
 	if (cfg.flags & HPCC_CFG_F_REFLECT) {
 		fmt_reflect(cfg.reflect_rate, cfg.reflect_burst, lim,
-			    sizeof(lim) - 2);
+			    sizeof(plim));
+		strcat(lim, ", ");
+	}
+	if (cfg.flags & HPCC_CFG_F_PEER) {
+		fmt_reflect(cfg.peer_rate, cfg.peer_burst, plim,
+			    sizeof(plim));
+		strcat(lim, "per peer ");
+		strcat(lim, plim);
 		strcat(lim, ", ");
 	}
 	if (ifindex)

@@ -930,8 +930,10 @@ static void configure(struct hpcc_host *h, struct hpcc_switch *s)
 	struct hpcc_host_cfg hc = {
 		.probe_dscp = cfg.pd, .resp_dscp = cfg.rd,
 		.flags = HPCC_CFG_F_DSCP | HPCC_CFG_F_REFLECT |
+			 HPCC_CFG_F_PEER |
 			 (cfg.raw_ip ? HPCC_CFG_F_RAW_IP : 0),
 		.reflect_rate = 0,	/* no limit */
+		.peer_rate = 0,		/* nor per peer */
 	};
 	struct hpcc_port_cfg pc = {
 		.switch_id = SWITCH_ID, .rate_mbps = RATE_MBPS,
