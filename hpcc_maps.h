@@ -201,6 +201,11 @@ enum hpcc_counter {
 					 */
 	/* host: the per-peer reflection limit. Appended. */
 	HPCC_CNT_REFLECT_PEER_LIMITED,	/* over its source's rate */
+	/* host: the receiver's tag on a v2 response with MAC. Appended. */
+	HPCC_CNT_REFLECT_SEALED,	/* response sealed under its key */
+	HPCC_CNT_REFLECT_NO_KEY,	/* key_id not set here: reflected
+					 * unsealed (the sender rejects it)
+					 */
 	HPCC_CNT_MAX
 };
 
@@ -245,6 +250,8 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	case HPCC_CNT_REJECT_MAC:	return "reject_mac";
 	case HPCC_CNT_MAC_MISSING:	return "mac_missing";
 	case HPCC_CNT_REFLECT_PEER_LIMITED: return "reflect_peer_limited";
+	case HPCC_CNT_REFLECT_SEALED:	return "reflect_sealed";
+	case HPCC_CNT_REFLECT_NO_KEY:	return "reflect_no_key";
 	}
 	return "?";
 }

@@ -65,6 +65,17 @@ struct {
 	__type(value, struct hpcc_reflect_tb);
 } hpcc_reflect_peer SEC(".maps");
 
+/* The domain's MAC keys, by key_id (wire version 2), for the receiver's
+ * tag: written by "hpcc-probe key set" (the namespace's host key map,
+ * shared by its host instances).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, HPCC_MAC_KEYS);
+	__type(key, __u32);
+	__type(value, struct hpcc_mac_key);
+} hpcc_mac_keys SEC(".maps");
+
 /* Scratch copy of a response for the kfunc (keeps it off the stack);
  * either version, so the larger.
  */
@@ -113,13 +124,52 @@ static __always_inline void hpcc_swap(struct __sk_buff *skb, __u32 off,
 	bpf_skb_store_bytes(skb, off + half, a, half, 0);
 }
 
+/*
+ * A v2 probe with HPCC_F_MAC: seal its response (hpcc_mac_resp_tag(),
+ * hpcc_wire.h) in place of the last record's tag. @pay is the probe's
+ * payload as it came, @nh its response header's first word. Without the
+ * key here the tag is left as it is, counted: the sender rejects it.
+ */
+static __always_inline int hpcc_seal(struct __sk_buff *skb,
+				     const struct hpcc_pkt *p,
+				     const struct hpcc_probe_v2 *pay,
+				     const struct hpcc_hdr_word *nh)
+{
+	struct hpcc_hdr_v2 h2 = pay->hdr;
+	struct hpcc_mac_key *mk;
+	struct hpcc_sipkey k;
+	__u8 last[8] = {}, tag[8];
+	__u32 id = h2.key_id, slot;
+
+	mk = id < HPCC_MAC_KEYS ? bpf_map_lookup_elem(&hpcc_mac_keys, &id) :
+				  NULL;
+	if (!mk || !(mk->flags & HPCC_KEY_F_SET)) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_REFLECT_NO_KEY);
+		return 0;
+	}
+	h2.flags = nh->flags;
+	slot = hpcc_mac_resp_slot(h2.nhops);
+	if (slot >= HPCC_MAX_HOPS)
+		return -1;
+	if (h2.nhops)
+		__builtin_memcpy(last, &pay->hop[slot].tag, 8);
+	hpcc_sipkey_of(&k, mk->key);
+	hpcc_put_be64_wire(tag, hpcc_mac_resp_tag(&k, &h2, last));
+	hpcc_count(&hpcc_counters, HPCC_CNT_REFLECT_SEALED);
+	return hpcc_write_payload(skb, p, sizeof(h2) + slot *
+				  sizeof(struct hpcc_hop_v2) +
+				  HPCC_HOP_V2_TAG_OFF,
+				  (void *)&pay->hop[slot].tag, tag, 8);
+}
+
 /* Turn a probe into its response and send it back. Swapping addresses
  * and ports leaves both checksums' sums unchanged; the DSCP/TTL change
  * is folded into the IPv4 header checksum and the flags byte into TCP's.
  */
 static __always_inline int hpcc_reflect(struct __sk_buff *skb,
 					const struct hpcc_pkt *p,
-					const struct hpcc_hdr *h, __u8 resp_dscp)
+					const struct hpcc_hdr *h, __u8 resp_dscp,
+					const struct hpcc_probe_v2 *pay)
 {
 	struct hpcc_hdr_word ow, nw;
 	struct hpcc_hdr nh;
@@ -149,7 +199,11 @@ static __always_inline int hpcc_reflect(struct __sk_buff *skb,
 	ow = hpcc_hdr_word_of(h);
 	hpcc_respond_hdr(h, &nh);
 	nw = hpcc_hdr_word_of(&nh);
-	return hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw));
+	if (hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw)))
+		return -1;
+	if (h->version == HPCC_WIRE_V2 && (h->flags & HPCC_F_MAC))
+		return hpcc_seal(skb, p, pay, &nw);
+	return 0;
 }
 
 static __always_inline __u32 hpcc_report_counter(int ret)
@@ -430,7 +484,7 @@ int hpcc_host(struct __sk_buff *skb)
 		hpcc_count(&hpcc_counters, reason);
 		return TC_ACT_SHOT;
 	}
-	if (hpcc_reflect(skb, &p, &h, dscp.resp)) {
+	if (hpcc_reflect(skb, &p, &h, dscp.resp, buf)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;
 	}

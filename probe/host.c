@@ -159,6 +159,8 @@ static struct hpcc_host *host_load(const struct host_opts *o, bool raw_ip)
 	if (bpf_map__update_elem(skel->maps.hpcc_host_cfg, &zero, sizeof(zero),
 				 &cfg, sizeof(cfg), 0))
 		die("cannot write hpcc_host_cfg: %s", strerror(errno));
+	/* The domain's keys, if this namespace has them already. */
+	keys_inherit(bpf_map__fd(skel->maps.hpcc_mac_keys));
 	return skel;
 }
 
@@ -171,6 +173,7 @@ static int host_pin(struct hpcc_host *skel, const char *dir)
 		{ skel->maps.hpcc_report_buf, "hpcc_report_buf" },
 		{ skel->maps.hpcc_reflect_tb, "hpcc_reflect_tb" },
 		{ skel->maps.hpcc_reflect_peer, "hpcc_reflect_peer" },
+		{ skel->maps.hpcc_mac_keys, "hpcc_mac_keys" },
 	};
 	int err;
 

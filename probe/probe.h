@@ -176,6 +176,7 @@ const char *pin_name_dev(const char *name, char *buf, size_t len);
 const char *dev_name(const char *dev, int ifindex, char buf[IF_NAMESIZE]);
 const char *host_dir(const char *dev, char *buf, size_t len);
 const char *switch_dir(char *buf, size_t len);
+void keys_inherit(int map_fd);
 
 /* The open pins of a switch instance. */
 struct sw {

@@ -1923,6 +1923,123 @@ static void test_host_reflect_peer(void)
 	}
 }
 
+/* A v2 MAC probe from 127.0.0.1:@sport to 127.0.0.1:@dport with @n
+ * records chained under @k (as routers holding the key stamp them).
+ */
+static void mac_probe_at(struct pkt *in, struct hpcc_probe_v2 *pr,
+			 const struct hpcc_sipkey *k, int n, uint16_t sport,
+			 uint16_t dport, uint8_t flags)
+{
+	static const uint8_t lo[4] = { 127, 0, 0, 1 };
+	struct pkt_opts o = {
+		.dscp = HPCC_DSCP_PROBE_DEFAULT, .payload = pr,
+		.paylen = HPCC_PROBE_V2_LEN, .saddr = lo, .daddr = lo,
+		.sport = sport, .dport = dport,
+	};
+	int i;
+
+	v2_init(pr, HPCC_F_MAC, 1);
+	for (i = 0; i < n; i++) {
+		struct hpcc_hop_v2 *h = &pr->hop[i];
+
+		h->rec.switch_id = htonl(i + 1);
+		h->rec.rate_mbps = htonl(10000);
+		h->rec.qlen = htonl(1000 * (i + 1));
+		h->rec.ts_ns = htobe64(1000000 + i);
+		hpcc_put_be64_wire(&h->tag, hpcc_mac_tag(k, &pr->hdr, i,
+					&h->rec, i ? (const __u8 *)
+					&pr->hop[i - 1].tag : NULL));
+	}
+	pr->hdr.nhops = n;
+	pr->hdr.flags = flags;
+	pkt_build(in, &o);
+}
+
+/* The receiver's tag: a MAC probe's response is sealed (header, nhops
+ * and flags bound to the chain), so that a box without the key cannot
+ * cut trailing records from it; without the key the response goes back
+ * unsealed, counted, and does not verify.
+ */
+static void test_host_mac_seal(void)
+{
+	int kfd = bpf_map__fd(host->maps.hpcc_mac_keys), lfd, afd, cfd, n;
+	uint64_t before[HPCC_CNT_MAX];
+	uint16_t cport, sport;
+	struct hpcc_probe_v2 pr, q;
+	struct hpcc_sipkey k;
+	struct pkt in;
+	struct run r;
+	bool ok;
+
+	cfd = tcp_pair_from((const uint8_t[]){ 127, 0, 0, 1 }, &cport, &sport,
+			    &lfd, &afd);
+	if (cfd < 0) {
+		tap(false, "host: loopback pair for the MAC tests");
+		return;
+	}
+	hpcc_sipkey_of(&k, mac_key1);
+	mac_key_set(kfd, 1, mac_key1);
+	for (n = 0; n <= HPCC_MAX_HOPS + 1; n += 3) {
+		mac_probe_at(&in, &pr, &k, n == 9 ? 8 : n, cport, sport,
+			     HPCC_F_MAC);
+		tb_reset();
+		counters_read(host_cnt, before);
+		run_prog(host_prog, &in, &r);
+		memcpy(&q, payload_v2(&r.out), sizeof(q));
+		ok = CHECK(!r.err && r.retval == TC_ACT_REDIRECT, "ret %d",
+			   r.retval);
+		ok &= CHECK(csums_ok(&r.out), "checksums");
+		ok &= CHECK(q.hdr.flags == (HPCC_F_MAC | HPCC_F_RESPONSE),
+			    "flags %#x", q.hdr.flags);
+		ok &= CHECK(hpcc_mac_verify(&q, &k) == 0, "does not verify");
+		ok &= counters_moved(host_cnt, before,
+				     (int[]){ HPCC_CNT_PROBE_REFLECTED,
+					      HPCC_CNT_REFLECT_SEALED, -1 });
+		if (q.hdr.nhops) {
+			q.hdr.nhops--;
+			ok &= CHECK(hpcc_mac_verify(&q, &k) == -EKEYREJECTED,
+				    "nhops - 1 verifies");
+			q.hdr.nhops++;
+		}
+		q.hdr.flags |= HPCC_F_OVERFLOW;
+		ok &= CHECK(hpcc_mac_verify(&q, &k) == -EKEYREJECTED,
+			    "OVERFLOW set verifies");
+		tap(ok, "host: MAC probe with %d records: response sealed "
+		    "(reflect_sealed), verifies; with a record cut or a flag "
+		    "changed it does not", q.hdr.nhops);
+	}
+	/* Plain v2 (no MAC): nothing sealed, the records' tags as they came. */
+	mac_probe_at(&in, &pr, &k, 2, cport, sport, 0);
+	tb_reset();
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &in, &r);
+	ok = CHECK(r.retval == TC_ACT_REDIRECT, "ret %d", r.retval);
+	ok &= CHECK(!memcmp(payload_v2(&r.out)->hop, pr.hop, sizeof(pr.hop)),
+		    "records changed");
+	ok &= counters_moved(host_cnt, before,
+			     (int[]){ HPCC_CNT_PROBE_REFLECTED, -1 });
+	tap(ok, "host: v2 probe without MAC: reflected, not sealed");
+
+	mac_key_set(kfd, 1, NULL);
+	mac_probe_at(&in, &pr, &k, 3, cport, sport, HPCC_F_MAC);
+	tb_reset();
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &in, &r);
+	memcpy(&q, payload_v2(&r.out), sizeof(q));
+	ok = CHECK(r.retval == TC_ACT_REDIRECT && csums_ok(&r.out), "ret %d",
+		   r.retval);
+	ok &= CHECK(hpcc_mac_verify(&q, &k) == -EKEYREJECTED, "verifies");
+	ok &= counters_moved(host_cnt, before,
+			     (int[]){ HPCC_CNT_PROBE_REFLECTED,
+				      HPCC_CNT_REFLECT_NO_KEY, -1 });
+	tap(ok, "host: MAC probe, key not set on the receiver: reflected "
+	    "unsealed (reflect_no_key), the sender's check rejects it");
+	tb_reset();
+	close(afd);
+	close(cfd);
+	close(lfd);
+}
+
 /* Flip @mask in byte @off of a built frame, checksums left as they were. */
 static void corrupt(struct pkt *k, uint32_t off, uint8_t mask)
 {
@@ -2123,6 +2240,7 @@ static void host_tests(void)
 	test_host_open_reflector();
 	test_host_reflect_rate();
 	test_host_reflect_peer();
+	test_host_mac_seal();
 	test_host_csum();
 	test_host_vlan();
 	test_malformed(host_prog, host_cnt, "host", TC_ACT_SHOT);
