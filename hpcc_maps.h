@@ -91,6 +91,9 @@ struct hpcc_peer_key {
 					 * in are dropped (hpcc_edge_in on
 					 * its ingress), nothing is stamped
 					 */
+#define HPCC_PORT_F_ANON	0x0010	/* anonymised records (ratios only,
+					 * hpcc_stamp_anon()), HPCC_F_ANON
+					 */
 
 struct hpcc_port_cfg {
 	__u32 switch_id;

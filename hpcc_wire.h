@@ -67,7 +67,7 @@
  * the wire but refused (-EBADMSG, bad_flags) until they are implemented,
  * so that no program acts on a record whose meaning it does not know.
  */
-#define HPCC_F2_KNOWN		(HPCC_F_KNOWN | HPCC_F_MAC)
+#define HPCC_F2_KNOWN		(HPCC_F_KNOWN | HPCC_F_MAC | HPCC_F_ANON)
 
 /* Domain keys for the MAC: key_id 0 or 1, two live at once for rotation. */
 #define HPCC_MAC_KEYS		2

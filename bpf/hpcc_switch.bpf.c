@@ -484,6 +484,11 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 	in.port_id = hpcc_stamp_port_id(cfg->flags, cfg->port_id, ifindex);
 	in.rate_mbps = cfg->rate_mbps;
 	in.ts_ns = bpf_ktime_get_ns();
+	if (cfg->flags & HPCC_PORT_F_ANON) {
+		hpcc_stamp_anon(&in, h->version == HPCC_WIRE_V2);
+		if (h->version == HPCC_WIRE_V2)
+			nh.flags |= HPCC_F_ANON;
+	}
 	hpcc_stamp_fill(&hop.rec, &in);
 
 	/* Version 1: a 32-byte record after a 16-byte header; version 2: a

@@ -80,7 +80,7 @@ bad:
 
 const char *switch_usage =
 	"Usage: " PROG " [-n NETNS] switch attach DEV --rate RATE [--switch-id N] [--port-id N]\n"
-	"                  [--probe-dscp N] [--response-dscp N]\n"
+	"                  [--probe-dscp N] [--response-dscp N] [--anon]\n"
 	"       " PROG " [-n NETNS] switch attach DEV --edge [--rate RATE] ...\n"
 	"       " PROG " [-n NETNS] switch detach DEV | --all\n"
 	"\n"
@@ -94,6 +94,9 @@ const char *switch_usage =
 	"                   stamped, probes and responses leaving or coming in\n"
 	"                   lose their records, probes coming in are dropped\n"
 	"                   (hpcc_edge_in on DEV's tc ingress); no --rate needed\n"
+	"  --anon           anonymised records (version 2 probes): no capacity,\n"
+	"                   the queue as drain time and the bytes as busy time\n"
+	"                   (ratios); version 1 probes get empty records\n"
 	"  --switch-id N    default: the instance's existing ports' id, else\n"
 	"                   the namespace's lowest non-loopback IPv4 address\n"
 	"                   as a 32-bit number, else a hash of the hostname\n"
@@ -194,7 +197,7 @@ static __u32 default_switch_id(char *how, size_t len)
 struct sw_opts {
 	const char *dev, *rate;
 	__u32 rate_mbps, sid, pid;
-	bool have_sid, have_pid, edge;
+	bool have_sid, have_pid, edge, anon;
 	int probe, resp;
 };
 
@@ -219,6 +222,7 @@ static int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		{ "probe-dscp", required_argument, NULL, 'p' },
 		{ "response-dscp", required_argument, NULL, 'r' },
 		{ "edge", no_argument, NULL, 'E' },
+		{ "anon", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -248,6 +252,9 @@ static int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 			break;
 		case 'E':
 			o->edge = true;
+			break;
+		case 'A':
+			o->anon = true;
 			break;
 		case 'h':
 			fputs(switch_usage, stdout);
@@ -420,7 +427,8 @@ static void sw_port_cfg(const struct sw_opts *o, bool raw_ip,
 	cfg->flags = HPCC_PORT_F_DSCP |
 		     (o->have_pid ? HPCC_PORT_F_PORT_ID : 0) |
 		     (raw_ip ? HPCC_PORT_F_RAW_IP : 0) |
-		     (o->edge ? HPCC_PORT_F_EDGE : 0);
+		     (o->edge ? HPCC_PORT_F_EDGE : 0) |
+		     (o->anon ? HPCC_PORT_F_ANON : 0);
 	cfg->netns_cookie = netns_cookie();
 }
 
@@ -436,7 +444,7 @@ static void sw_attach_report(const struct sw_opts *o, int ifindex,
 	       o->dev, o->edge ? " and hpcc_edge_in to its ingress" : "",
 	       o->sid, how, o->have_pid ? o->pid : (__u32)ifindex,
 	       o->rate_mbps, o->probe, o->resp,
-	       o->edge ? edge : "",
+	       o->edge ? edge : o->anon ? ", anonymised records" : "",
 	       raw_ip ? ", raw IP device" : "",
 	       fresh ? "" : " (joined the namespace's instance)");
 	if (o->edge)

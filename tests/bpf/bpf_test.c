@@ -1117,11 +1117,56 @@ static void test_switch_mac(void)
 	mac_key_set(kfd, 0, NULL);
 
 	/* v2 with a flag not implemented yet: passed, bad_flags. */
-	v2_init(&pr, HPCC_F_ANON, 0);
+	v2_init(&pr, HPCC_F_WANT_WINDOW, 0);
 	v2_frame(&in, false, &pr, HPCC_DSCP_PROBE_DEFAULT);
 	expect_untouched(sw_prog, sw_cnt, &in, TC_ACT_OK, HPCC_CNT_BAD_FLAGS,
-			 "switch, v2 with ANON (not implemented): untouched, "
-			 "bad_flags");
+			 "switch, v2 with WANT_WINDOW (not implemented): "
+			 "untouched, bad_flags");
+
+	/* An anonymised port: ratios only, HPCC_F_ANON; v1 gets nothing. */
+	{
+		struct hpcc_port_cfg c = { .switch_id = 5, .rate_mbps = 1000,
+					   .flags = HPCC_PORT_F_ANON };
+		const uint64_t tx = 0x123456789abull;
+		uint32_t ki = LO_IFINDEX;
+		struct hpcc_probe p1;
+		uint64_t t0, t1;
+
+		bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &ki,
+				    &c, BPF_ANY);
+		qsnap_set(125000, tx);
+		mac_key_set(kfd, 1, mac_key1);
+		v2_init(&pr, HPCC_F_MAC, 1);
+		v2_frame(&in, false, &pr, HPCC_DSCP_PROBE_DEFAULT);
+		t0 = mono_ns();
+		run_prog(sw_prog, &in, &r);
+		t1 = mono_ns();
+		o = payload_v2(&r.out);
+		/* 125000 B at 1000 Mbit/s drain in 1 ms; tx bytes * 8 ns */
+		ok = CHECK(o->hdr.flags == (HPCC_F_MAC | HPCC_F_ANON) &&
+			   o->hdr.nhops == 1, "flags %#x", o->hdr.flags);
+		ok &= hop_ok(&o->hop[0].rec, 5, LO_IFINDEX, 0, 1000000,
+			     tx * 8, t0, t1);
+		ok &= CHECK(hpcc_mac_verify(o, &k) == 0, "chain");
+		ok &= csums_ok(&r.out);
+		tap(ok, "switch, anonymised port, v2: rate 0, queue as drain "
+		    "time (1 ms), bytes as busy time (x8 ns at 1 Gbit/s), "
+		    "ANON set, tagged");
+		probe_init(&p1, 0);
+		probe_frame(&in, false, &p1, HPCC_PROBE_LEN,
+			    HPCC_DSCP_PROBE_DEFAULT);
+		run_prog(sw_prog, &in, &r);
+		tap(hop_ok(&payload_of(&r.out)->hop[0], 5, LO_IFINDEX, 0, 0,
+			   0, t0, mono_ns()) &&
+		    payload_of(&r.out)->hdr.flags == 0,
+		    "switch, anonymised port, v1: an empty record (rate, "
+		    "queue, bytes 0), no flag");
+		c.flags = 0;
+		bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &ki,
+				    &c, BPF_ANY);
+		mac_key_set(kfd, 1, NULL);
+		qsnap_clear();
+	}
 
 	/* Edge port: every v2 record goes, the v2 header's tail stays. */
 	{

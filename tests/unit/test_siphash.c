@@ -175,11 +175,11 @@ int main(int argc, char **argv)
 	bad = 0;
 	for (b = HPCC_F_WANT_WINDOW; b <= 0x80; b <<= 1) {
 		p.hdr.flags = (__u8)b;
-		if ((b == HPCC_F_MAC) != !hpcc_wire_check(&p.hdr,
-							  HPCC_PROBE_V2_LEN))
+		if ((b == HPCC_F_MAC || b == HPCC_F_ANON) !=
+		    !hpcc_wire_check(&p.hdr, HPCC_PROBE_V2_LEN))
 			bad++;
 	}
-	tap_ok(!bad, "v2: MAC accepted, unimplemented flags -EBADMSG");
+	tap_ok(!bad, "v2: MAC and ANON accepted, unimplemented flags -EBADMSG");
 
 	/* A chain over three hops verifies. */
 	memset(&p, 0, sizeof(p));
