@@ -128,32 +128,71 @@ static __always_inline __u64 hpcc_ptr_u64(const void *p)
  * bpf_array.pptrs[0], and bpf_map_lookup_percpu_elem() (5.19+) returns
  * the per-CPU addresses; it returns NULL past nr_cpu_ids.
  */
+struct hpcc_pcpu_scan {
+	__u64 raw;
+	__u32 n;
+};
+
+static long hpcc_pcpu_slot(__u32 cpu, void *arg)
+{
+	struct hpcc_pcpu_scan *c = arg;
+	__u32 zero = 0;
+	void *v;
+
+	if (cpu >= HPCC_MAX_CPUS)
+		return 1;
+	v = bpf_map_lookup_percpu_elem(&hpcc_pcpu_probe, &zero, cpu);
+	if (!v)
+		return 1;
+	hpcc_pcpu_off[cpu] = hpcc_ptr_u64(v) - c->raw;
+	c->n = cpu + 1;
+	return 0;
+}
+
 static __always_inline __u32 hpcc_pcpu_init(void)
 {
-	__u64 arr, raw = 0, addr;
-	__u32 zero = 0, cpu, n;
-	void *v;
+	struct hpcc_pcpu_scan c = {};
+	__u32 zero = 0, n;
+	__u64 arr;
 
 	n = hpcc_pcpu_n;
 	if (n)
 		return n;
 	arr = hpcc_ptr_u64(&hpcc_pcpu_probe);
-	if (bpf_probe_read_kernel(&raw, sizeof(raw),
+	if (bpf_probe_read_kernel(&c.raw, sizeof(c.raw),
 				  (void *)(arr + bpf_core_field_offset(
-					struct bpf_array, pptrs))) || !raw)
+					struct bpf_array, pptrs))) || !c.raw)
 		return 0;
-	for (cpu = 0; cpu < HPCC_MAX_CPUS; cpu++) {
-		v = bpf_map_lookup_percpu_elem(&hpcc_pcpu_probe, &zero, cpu);
-		if (!v)
-			break;
-		addr = hpcc_ptr_u64(v);
-		hpcc_pcpu_off[cpu] = addr - raw;
-	}
-	if (cpu == HPCC_MAX_CPUS &&
-	    bpf_map_lookup_percpu_elem(&hpcc_pcpu_probe, &zero, cpu))
+	/* bpf_loop (5.17+): verified once, not once per possible CPU */
+	bpf_loop(HPCC_MAX_CPUS, hpcc_pcpu_slot, &c, 0);
+	if (c.n == HPCC_MAX_CPUS &&
+	    bpf_map_lookup_percpu_elem(&hpcc_pcpu_probe, &zero, c.n))
 		hpcc_count(&hpcc_counters, HPCC_CNT_QSTAT_CPU_RANGE);
-	hpcc_pcpu_n = cpu;
-	return cpu;
+	hpcc_pcpu_n = c.n;
+	return c.n;
+}
+
+struct hpcc_cpu_sum {
+	__u64 cq, cb, off_bl, off_by;
+	__u64 bytes;
+	__u32 backlog;
+};
+
+static long hpcc_cpu_stats(__u32 cpu, void *arg)
+{
+	struct hpcc_cpu_sum *c = arg;
+	__u32 bl = 0;
+	__u64 by = 0;
+
+	if (cpu >= HPCC_MAX_CPUS)
+		return 1;
+	bpf_probe_read_kernel(&bl, sizeof(bl),
+			      (void *)(c->cq + hpcc_pcpu_off[cpu] + c->off_bl));
+	bpf_probe_read_kernel(&by, sizeof(by),
+			      (void *)(c->cb + hpcc_pcpu_off[cpu] + c->off_by));
+	c->backlog += bl;	/* per-CPU parts may be "negative" */
+	c->bytes += by;
+	return 0;
 }
 
 /* Backlog and sent bytes of one qdisc, as `tc -s qdisc` reports them:
@@ -162,13 +201,11 @@ static __always_inline __u32 hpcc_pcpu_init(void)
 static __always_inline void hpcc_qdisc_stats(struct Qdisc *q, __u32 *backlog,
 					     __u64 *bytes)
 {
-	__u64 cq, cb, off_bl, off_by;
-	__u32 n, cpu, bl, sum_bl = 0;
-	__u64 by, sum_by = 0;
+	struct hpcc_cpu_sum c = {};
 
-	cq = (__u64)BPF_CORE_READ(q, cpu_qstats);
-	cb = (__u64)BPF_CORE_READ(q, cpu_bstats);
-	if (!cq || !cb) {
+	c.cq = (__u64)BPF_CORE_READ(q, cpu_qstats);
+	c.cb = (__u64)BPF_CORE_READ(q, cpu_bstats);
+	if (!c.cq || !c.cb) {
 		*backlog = BPF_CORE_READ(q, qstats.backlog);
 		/* u64_stats_t: on 64-bit a plain 8-byte counter. */
 		*bytes = 0;
@@ -177,23 +214,11 @@ static __always_inline void hpcc_qdisc_stats(struct Qdisc *q, __u32 *backlog,
 					&q->bstats.bytes));
 		return;
 	}
-	off_bl = bpf_core_field_offset(struct gnet_stats_queue, backlog);
-	off_by = bpf_core_field_offset(struct gnet_stats_basic_sync, bytes);
-	n = hpcc_pcpu_init();
-	for (cpu = 0; cpu < HPCC_MAX_CPUS; cpu++) {
-		if (cpu >= n)
-			break;
-		bl = 0;
-		by = 0;
-		bpf_probe_read_kernel(&bl, sizeof(bl),
-				      (void *)(cq + hpcc_pcpu_off[cpu] + off_bl));
-		bpf_probe_read_kernel(&by, sizeof(by),
-				      (void *)(cb + hpcc_pcpu_off[cpu] + off_by));
-		sum_bl += bl;	/* per-CPU parts may be "negative" */
-		sum_by += by;
-	}
-	*backlog = sum_bl;
-	*bytes = sum_by;
+	c.off_bl = bpf_core_field_offset(struct gnet_stats_queue, backlog);
+	c.off_by = bpf_core_field_offset(struct gnet_stats_basic_sync, bytes);
+	bpf_loop(hpcc_pcpu_init(), hpcc_cpu_stats, &c, 0);
+	*backlog = c.backlog;
+	*bytes = c.bytes;
 }
 
 /* Publish the stats of @q, the qdisc serving tx queue @txq (a kernel

@@ -26,7 +26,8 @@
 # streamed to stdout. Exit status: COMMAND's, 124 on timeout, 125 if the
 # guest died before reporting one (e.g. kernel panic).
 # Env: VM_ACCEL=tcg|kvm skips KVM detection (default: kvm only if a probe
-# boot with it succeeds; the verdict is cached in ~/.cache/tcp_hpcc/).
+# boot with it succeeds; the verdict is cached in ~/.cache/tcp_hpcc/; a
+# guest that KVM stops with "KVM internal error" runs again under TCG).
 #      VM_APPEND="..." adds kernel parameters (e.g. loglevel=7 to see WARNs).
 # Under TCG the guest gets longer RCU stall, soft lockup and hung task
 # timeouts: emulation, more so of the debug kernel, is many times slower
@@ -158,6 +159,21 @@ qemu_args=(-nodefaults -no-user-config -display none -serial stdio
 # The marker line -> its rc, or nothing.
 marker_rc() { tr -d '\r' <"$1" | sed -n "s/^$marker rc=\([0-9]\{1,3\}\)\$/\1/p" | tail -n1; }
 
+# Wait for qemu (pid $1, output in $2); its exit status, or 199 after
+# killing it when KVM stopped the guest on an instruction it cannot
+# emulate (qemu then pauses the guest forever instead of exiting).
+watch_kvm() {
+	while kill -0 "$1" 2>/dev/null; do
+		if grep -q 'KVM internal error' "$2" 2>/dev/null; then
+			kill -TERM "$1" 2>/dev/null || true  # timeout forwards it
+			wait "$1" 2>/dev/null || true
+			return 199
+		fi
+		sleep 1
+	done
+	wait "$1"
+}
+
 # KVM only where a guest really boots with it (here: -cpu host aborts on an
 # MSR, other models hang), so probe once per host/qemu/kernel and cache.
 pick_accel() {
@@ -175,14 +191,19 @@ pick_accel() {
 	echo "vm-run: probing KVM (once; cached in $cache)" >&2
 	local rc=0
 	timeout -k 5 30 "$qemu" "${qemu_args[@]}" -accel kvm -cpu host \
-		-append "$append vmrun.probe=1" </dev/null >"$tmp/probe.log" 2>&1 || rc=$?
+		-append "$append vmrun.probe=1" </dev/null >"$tmp/probe.log" 2>&1 &
+	qpid=$!
+	watch_kvm "$qpid" "$tmp/probe.log" || rc=$?
+	qpid=
 	if [[ $(marker_rc "$tmp/probe.log") == 0 ]]; then
 		verdict=kvm
-	elif [[ $rc == 124 || $rc == 137 ]]; then
-		# Out of time is no verdict: a busy host (other VMs, builds) or a
-		# slow-booting debug kernel; a cached "tcg" would run every
-		# later suite under the emulator, several times slower.
-		echo "vm-run: the KVM probe ran out of time: tcg this once" >&2
+	elif [[ $rc == 124 || $rc == 137 || $rc == 199 ]]; then
+		# Out of time or an emulation failure is no verdict: a busy host
+		# (other VMs, builds), a slow-booting debug kernel, or a host
+		# hypervisor that fails now and then (kvm-pvm: "KVM internal
+		# error"); a cached "tcg" would run every later suite under the
+		# emulator, several times slower.
+		echo "vm-run: the KVM probe did not boot (rc $rc): tcg this once" >&2
 		echo tcg
 		return
 	fi
@@ -195,31 +216,48 @@ pick_accel() {
 	echo "$verdict"
 }
 accel=$(pick_accel)
-case $accel in
-kvm) qemu_args+=(-accel kvm -cpu host) ;;
-tcg)
-	qemu_args+=(-accel "$tcg")
-	# RCU stall after 300 s (the most it takes), soft lockup after 120 s,
-	# hung task after 300 s: reports of real hangs, not of a slow emulator.
-	append+=" rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60"
-	append+=" sysctl.kernel.hung_task_timeout_secs=300"
-	;;
-*) die "VM_ACCEL must be tcg or kvm, not $accel" ;;
-esac
+tcg_append=
+# RCU stall after 300 s (the most it takes), soft lockup after 120 s, hung
+# task after 300 s: reports of real hangs, not of a slow emulator.
+tcg_append+=" rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60"
+tcg_append+=" sysctl.kernel.hung_task_timeout_secs=300"
+[[ $accel == kvm || $accel == tcg ]] || die "VM_ACCEL must be tcg or kvm, not $accel"
 append+=${VM_APPEND:+ $VM_APPEND}
 
-# Stream the console live (minus serial CRs) while keeping a copy to parse;
-# tee -p keeps logging even if our reader goes away (`vm-run.sh ... | head`).
-mkfifo "$tmp/console"
-sed -u 's/\r//g' <"$tmp/console" | tee -p "$tmp/console.log" &
-reader=$!
-timeout -k 10 "$timeout" "$qemu" "${qemu_args[@]}" -append "$append" \
-	</dev/null >"$tmp/console" 2>&1 &
-qpid=$!
-qrc=0
-wait "$qpid" || qrc=$?
-qpid=
-wait "$reader" || true
+# boot ACCEL: run the guest, console streamed live (minus serial CRs) and
+# kept in $tmp/console.log; sets qrc. tee -p keeps logging even if our
+# reader goes away (`vm-run.sh ... | head`).
+boot() {
+	local args=("${qemu_args[@]}") app=$append
+	if [[ $1 == kvm ]]; then
+		args+=(-accel kvm -cpu host)
+	else
+		args+=(-accel "$tcg")
+		app+=$tcg_append
+	fi
+	rm -f "$tmp/console"
+	mkfifo "$tmp/console"
+	sed -u 's/\r//g' <"$tmp/console" | tee -p "$tmp/console.log" &
+	reader=$!
+	timeout -k 10 "$timeout" "$qemu" "${args[@]}" -append "$app" \
+		</dev/null >"$tmp/console" 2>&1 &
+	qpid=$!
+	qrc=0
+	if [[ $1 == kvm ]]; then
+		watch_kvm "$qpid" "$tmp/console.log" || qrc=$?
+	else
+		wait "$qpid" || qrc=$?
+	fi
+	qpid=
+	wait "$reader" || true
+}
+
+boot "$accel"
+if [[ $accel == kvm && $qrc == 199 ]]; then
+	# The probe booted, but the host's KVM failed later in the run.
+	echo "vm-run: KVM stopped the guest (internal error): again under TCG" >&2
+	boot tcg
+fi
 
 rc=$(marker_rc "$tmp/console.log")
 if [[ -n $rc ]]; then
