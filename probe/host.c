@@ -219,10 +219,10 @@ int cmd_host_attach(int argc, char **argv)
 		goto err_clsact;
 	hpcc_host__destroy(skel);
 
-	printf("host: hpcc_host attached to %s ingress (probe_dscp %d, response_dscp %d, %s, per peer %s%s), pinned at %s\n",
+	printf("host: hpcc_host attached to %s ingress (probe_dscp %d, response_dscp %d, %s, %s%s), pinned at %s\n",
 	       o.dev, o.probe, o.resp, fmt_reflect(o.rate, o.burst, lim,
 						   sizeof(lim)),
-	       fmt_reflect(o.peer_rate, o.peer_burst, plim, sizeof(plim)),
+	       fmt_peer(o.peer_rate, o.peer_burst, plim, sizeof(plim)),
 	       raw_ip ? ", raw IP device" : "", dir);
 	if (!m.loaded)
 		warnmsg("tcp_hpcc is not loaded: probes are reflected, but responses to local flows are dropped (counted as no_module); load the module, then detach and attach again to deliver them");

@@ -138,6 +138,7 @@ const char *fmt_rate_bps(double bits, char *buf, size_t len);
 const char *fmt_bytes(double b, char *buf, size_t len);
 const char *fmt_ns(long long ns, char *buf, size_t len);
 /* The reflection limit: "reflect N/s burst M", or "reflect unlimited". */
+const char *fmt_peer(__u32 rate, __u32 burst, char *buf, size_t len);
 const char *fmt_reflect(__u32 rate, __u32 burst, char *buf, size_t len);
 
 /* ------------------------------------------------------------- netns.c */

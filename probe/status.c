@@ -207,9 +207,7 @@ static void show_host(const char *dir, const char *dev, const char *label,
 		strcat(lim, ", ");
 	}
 	if (cfg.flags & HPCC_CFG_F_PEER) {
-		fmt_reflect(cfg.peer_rate, cfg.peer_burst, plim,
-			    sizeof(plim));
-		strcat(lim, "per peer ");
+		fmt_peer(cfg.peer_rate, cfg.peer_burst, plim, sizeof(plim));
 		strcat(lim, plim);
 		strcat(lim, ", ");
 	}
@@ -294,10 +292,11 @@ static void show_port(const struct sw *s, __u32 ifindex,
 	if (cfg->flags & HPCC_PORT_F_EDGE)
 		snprintf(edge, sizeof(edge), "edge (tc ingress %s), ",
 			 port_state(in_ns, have, icur, s->edge_prog_id));
-	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u Mbit/s, probe_dscp %u, response_dscp %u, %s%sroot qdisc %s, tc egress %s\n",
+	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u Mbit/s, probe_dscp %u, response_dscp %u, %s%s%sroot qdisc %s, tc egress %s\n",
 	       have ? name : "?", ifindex, cfg->switch_id,
 	       cfg->flags & HPCC_PORT_F_PORT_ID ? cfg->port_id : ifindex,
 	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp, edge,
+	       cfg->flags & HPCC_PORT_F_ANON ? "anonymised, " : "",
 	       cfg->flags & HPCC_PORT_F_RAW_IP ? "raw IP, " : "", qkind,
 	       port_state(in_ns, have, cur, s->prog_id));
 	if (!(cfg->flags & HPCC_PORT_F_EDGE))
