@@ -59,7 +59,40 @@ struct hpcc_ctl_params {
 	uint32_t max_mbps;		/* largest capacity a hop may claim */
 	uint32_t max_growth;		/* W's increase per report, per mille */
 	uint32_t loss_beta;		/* W's factor on a loss, per mille */
+	/* The loop beyond the steady state (Documentation/tcp_hpcc.rst,
+	 * "Dynamics"); 0 in each: the draft's behaviour.
+	 */
+	uint32_t start_hold;		/* 1: cwnd <= the initial window until
+					 * the first report (or its loss)
+					 */
+	uint32_t probe_first;		/* 1: the first probe with the first
+					 * data, not on the first ACK
+					 */
+	uint32_t probe_cost;		/* probe + response bytes per mille of
+					 * the data sent between probes
+					 */
+	uint32_t compete_rtts;		/* reports with a standing queue
+					 * before loss-based competition
+					 */
+	uint32_t compete_queue;		/* standing queue, per mille of B T */
+	uint32_t compete_hold;		/* RTTs competing before a trial */
+	uint32_t first_bound;		/* a new flow's first W at most this
+					 * many times its bytes in flight
+					 */
 };
+
+/* The dynamics parameters' defaults (tcp_hpcc.c's module parameters). */
+#define HPCC_DEF_START_HOLD	1
+#define HPCC_DEF_PROBE_FIRST	1
+#define HPCC_DEF_PROBE_COST	20
+#define HPCC_DEF_COMPETE_RTTS	0
+#define HPCC_DEF_COMPETE_QUEUE	1000
+#define HPCC_DEF_COMPETE_HOLD	1000
+#define HPCC_DEF_FIRST_BOUND	0
+/* Probe and response on the wire: the probe, TCP and IPv4 headers, a
+ * link header's worth; probe_cost's unit of cost.
+ */
+#define HPCC_PROBE_WIRE_BYTES	(HPCC_PROBE_LEN + 54)
 
 /* What the controller reads of the TCP connection. */
 struct hpcc_tcp_view {
@@ -82,14 +115,24 @@ struct hpcc_ctl {
 	uint32_t unanswered;		/* probes lost in a row */
 	uint32_t cwnd_before;		/* cwnd (segments) when telemetry began */
 	uint32_t events;		/* HPCC_EV_* of the last report */
+	uint32_t probe_nxt;		/* snd_nxt when the last probe left */
+	uint32_t standing;		/* reports in a row with a standing queue */
+	uint64_t queue_u;		/* the largest queue last report, U units */
+	uint64_t compete_until_ns;	/* competing (loss-based) until then */
 	bool telemetry;			/* the law owns cwnd and pacing */
 	bool started;			/* telemetry has run before */
+	bool probed;			/* a probe has left */
+	bool competing;			/* loss-based beside a non-HPCC queue */
 };
 
 /* What a report's bounds did (hpcc_ctl.events), for the counters. */
 #define HPCC_EV_CAPPED		0x01	/* a hop claimed more than max_mbps */
 #define HPCC_EV_GROWTH_HELD	0x02	/* W grew more than max_growth
 					 * allows, or at all in recovery
+					 */
+#define HPCC_EV_COMPETE		0x04	/* a standing queue: competing now;
+					 * the caller leaves telemetry
+					 * (hpcc_ctl_fallback())
 					 */
 
 /* ---- accepting a response ------------------------------------------------ */
@@ -265,6 +308,129 @@ static inline void hpcc_ctl_hold_growth(struct hpcc_ctl *s,
 		s->law.wc = most;
 }
 
+/* The largest queue on the path as a share of its hop's B T, U units. */
+static inline uint64_t hpcc_ctl_queue_u(const struct hpcc_law_cfg *c,
+					const struct hpcc_sample *L,
+					unsigned int nhops)
+{
+	uint64_t q, qmax = 0;
+	unsigned int i;
+
+	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++) {
+		if (!L[i].rate_mbps || !L[i].qlen)
+			continue;
+		q = hpcc_queue_u(L[i].qlen, L[i].rate_mbps, c->t_ns);
+		if (q > qmax)
+			qmax = q;
+	}
+	return qmax;
+}
+
+/*
+ * Competition (compete_rtts > 0): HPCC flows drain a bottleneck's queue
+ * within a few RTTs of backing off; a queue of at least compete_queue per
+ * mille of B T that has not shrunk in compete_rtts reports in a row while
+ * the law runs is held by traffic that does not back off (loss-based TCP
+ * beside us). The flow
+ * then competes loss-based (HPCC_EV_COMPETE: the caller leaves telemetry)
+ * for compete_hold RTTs, then tries the law again: reports in between
+ * count nothing but the standing queue. Returns true when the report was
+ * taken by it (the law must not run).
+ */
+/* Half of B T plus the largest queue, in segments of @mss (>= 1). */
+static inline uint64_t hpcc_ctl_share(const struct hpcc_law_cfg *c,
+				      const struct hpcc_sample *L,
+				      unsigned int nhops, uint32_t mss)
+{
+	uint32_t bmin = hpcc_path_mbps(L, nhops);
+	uint64_t bytes = hpcc_bdp(bmin, c->t_ns) >> HPCC_W_SHIFT;
+	uint32_t qmax = 0;
+	unsigned int i;
+
+	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++)
+		if (L[i].qlen > qmax)
+			qmax = L[i].qlen;
+	bytes = (bytes + qmax) / 2;
+	if (bytes > 0xffffffffULL)
+		bytes = 0xffffffffULL;
+	return (uint32_t)bytes / (mss ? mss : 1);
+}
+
+static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
+				    const struct hpcc_ctl_params *p,
+				    const struct hpcc_law_cfg *c,
+				    const struct hpcc_sample *L,
+				    unsigned int nhops, uint32_t mss,
+				    uint64_t now)
+{
+	uint64_t thresh, q;
+
+	if (!p->compete_rtts) {
+		s->competing = false;
+		return false;
+	}
+	thresh = hpcc_qdiv(p->compete_queue, 1000, HPCC_U_SHIFT);
+	q = hpcc_ctl_queue_u(c, L, nhops);
+	/* standing: above the threshold and not draining */
+	if (q >= thresh && q >= s->queue_u)
+		s->standing++;
+	else
+		s->standing = 0;
+	s->queue_u = q;
+	if (s->competing) {
+		if ((int64_t)(now - s->compete_until_ns) < 0) {
+			s->last_report_ns = now;
+			return true;
+		}
+		s->competing = false;	/* a trial of the law */
+		s->standing = 0;
+		return false;
+	}
+	if (!s->telemetry || s->standing < p->compete_rtts)
+		return false;
+	s->competing = true;
+	s->standing = 0;
+	s->compete_until_ns = now + (uint64_t)p->compete_hold * c->t_ns;
+	/* hpcc_ctl_fallback() slow-starts up to cwnd_before: half of what the
+	 * path holds, B T plus the standing queue, as a fair share of two
+	 */
+	s->cwnd_before = (uint32_t)hpcc_ctl_share(c, L, nhops, mss);
+	s->telemetry = false;
+	s->events |= HPCC_EV_COMPETE;
+	s->last_report_ns = now;
+	return true;
+}
+
+/*
+ * A new flow's first W: hpcc_law_first_w(), within first_bound times the
+ * bytes it has in flight. A probe that left with the flow's first data
+ * (probe_first) passed the bottleneck ahead of that data and of the other
+ * new flows' initial windows: "no queue" in its report does not mean the
+ * path is idle, and 16 new flows each taking the line rate at once fill
+ * the buffer. Within the bound the law's own steps take W to the line rate
+ * in a few reports where the path is idle.
+ */
+static inline uint64_t hpcc_ctl_first_w(const struct hpcc_ctl_params *p,
+					const struct hpcc_law_cfg *c,
+					const struct hpcc_sample *L,
+					unsigned int nhops, uint64_t bdp,
+					uint64_t sent, uint64_t srtt_ns)
+{
+	uint64_t w = hpcc_law_first_w(c, L, nhops, bdp, sent);
+	uint64_t most, r = HPCC_U_ONE;
+
+	if (!p->first_bound || !sent)
+		return w;
+	/* R = W / T at most the rate the flow delivers: sent per srtt */
+	if (srtt_ns > c->t_ns)
+		r = hpcc_qdiv(c->t_ns, srtt_ns, HPCC_U_SHIFT);
+	if (sent > HPCC_W_LIMIT)
+		sent = HPCC_W_LIMIT;
+	most = (sent * (p->first_bound < 1024 ? p->first_bound : 1024) *
+		r) >> HPCC_U_SHIFT;
+	return w < most ? w : most;
+}
+
 /*
  * NewAck on an accepted report of the probe that left at snd_nxt =
  * probe_seq. A flow without telemetry starts the law first: a new flow at
@@ -297,16 +463,19 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	if (!bdp)
 		return false;
 	hpcc_ctl_law_cfg(p, tv->mss, bdp, t_ns, &c);
+	if (hpcc_ctl_compete(s, p, &c, L, nhops, tv->mss, now))
+		return true;
 	if (!s->telemetry) {
 		uint64_t w0;
+
+		uint64_t sent = (uint64_t)(tv->snd_nxt - tv->snd_una) <<
+				HPCC_W_SHIFT;
 
 		if (s->started)
 			w0 = ((uint64_t)tv->cwnd * tv->mss) << HPCC_W_SHIFT;
 		else
-			w0 = hpcc_law_first_w(&c, L, nhops, bdp,
-					      (uint64_t)(tv->snd_nxt -
-							 tv->snd_una) <<
-					      HPCC_W_SHIFT);
+			w0 = hpcc_ctl_first_w(p, &c, L, nhops, bdp, sent,
+					      tv->srtt_ns);
 		hpcc_law_start(&s->law, &c, w0, tv->snd_nxt);
 		s->telemetry = true;
 		s->started = true;
@@ -409,6 +578,22 @@ static inline uint32_t hpcc_ctl_conserve_cwnd(uint32_t cwnd,
 	return cwnd > HPCC_MIN_CWND ? cwnd : HPCC_MIN_CWND;
 }
 
+/*
+ * start_hold: a new flow keeps to the initial window until its first
+ * report starts the law (which sets W from the path: line rate when idle,
+ * the law's step when queued), instead of Reno's slow start into a queue
+ * it cannot see. Released once the first probe is counted lost (a path
+ * without HPCC), and never again after telemetry has run.
+ */
+static inline uint32_t hpcc_ctl_start_cwnd(const struct hpcc_ctl *s,
+					   const struct hpcc_ctl_params *p,
+					   uint32_t cwnd)
+{
+	if (!p->start_hold || s->started || s->competing || s->unanswered)
+		return cwnd;
+	return cwnd < HPCC_INIT_CWND ? cwnd : HPCC_INIT_CWND;
+}
+
 /* The stack's pacing rule: mss * max(cwnd, packets_out) / srtt, bytes/s,
  * x2 in slow start and x1.2 (1229 / 1024) after.
  */
@@ -428,15 +613,57 @@ static inline uint64_t hpcc_ctl_reno_pacing_rate(uint32_t mss, uint32_t cwnd,
 /* ---- probes -------------------------------------------------------------- */
 
 /*
+ * probe_cost: with the law running, the next probe waits until the flow
+ * has sent HPCC_PROBE_WIRE_BYTES * 2 (probe and response) * 1000 /
+ * probe_cost bytes since the last one, so that probing costs at most
+ * probe_cost per mille of the flow's own traffic however many flows
+ * share a link (one per RTT costs a flow of W bytes 2 * 380 / W: 3% of a
+ * 100 Mbit/s link for 3 flows at 4.6 ms, 21% for 32). A flow without an
+ * estimate yet probes at once. Never longer than telemetry_timeout - 2
+ * RTTs after the last report, so that the budget never makes telemetry
+ * time out.
+ */
+static inline bool hpcc_ctl_probe_affordable(const struct hpcc_ctl *s,
+					     const struct hpcc_ctl_params *p,
+					     uint64_t now, uint64_t srtt_ns,
+					     uint32_t snd_nxt)
+{
+	uint32_t need, most;
+
+	if (!p->probe_cost || !s->telemetry || s->unanswered)
+		return true;
+	need = HPCC_PROBE_WIRE_BYTES * 2 * 1000 / p->probe_cost;
+	if (snd_nxt - s->probe_nxt >= need)
+		return true;
+	most = p->telemetry_timeout > 4 ? p->telemetry_timeout - 2 :
+	       (p->telemetry_timeout + 1) / 2;
+	return (int64_t)(now - s->last_report_ns) >= (int64_t)(most * srtt_ns);
+}
+
+/*
  * One probe per flow outstanding, sent while data is in flight: the next
  * goes out on the first ACK after the response, or after a timeout of a
  * few RTTs, backing off while probes stay unanswered (a receiver without
- * the reflector) so that such a path costs almost nothing.
+ * the reflector) so that such a path costs almost nothing; within the
+ * probe budget.
  */
-static inline bool hpcc_ctl_probe_due(const struct hpcc_ctl *s, uint64_t now,
-				      bool sending)
+static inline bool hpcc_ctl_probe_due(const struct hpcc_ctl *s,
+				      const struct hpcc_ctl_params *p,
+				      uint64_t now, uint64_t srtt_ns,
+				      bool sending, uint32_t snd_nxt)
 {
-	return sending && (int64_t)(now - s->next_probe_ns) >= 0;
+	return sending && (int64_t)(now - s->next_probe_ns) >= 0 &&
+	       hpcc_ctl_probe_affordable(s, p, now, srtt_ns, snd_nxt);
+}
+
+/* probe_first: the first probe leaves with the flow's first data (the
+ * stack's CA_EVENT_TX_START), a round trip before the first ACK would send
+ * it, so that the first report comes back with the first ACKs.
+ */
+static inline bool hpcc_ctl_probe_first(const struct hpcc_ctl *s,
+					const struct hpcc_ctl_params *p)
+{
+	return p->probe_first && !s->probed && !s->started;
 }
 
 /* The outstanding probe is overdue: it counts as lost, once. */
@@ -448,10 +675,12 @@ static inline void hpcc_ctl_probe_lost(struct hpcc_ctl *s)
 
 /* A probe left: the next one after the (backed-off) timeout at the latest. */
 static inline void hpcc_ctl_probe_sent(struct hpcc_ctl *s, uint64_t now,
-				       uint64_t srtt_ns)
+				       uint64_t srtt_ns, uint32_t snd_nxt)
 {
 	uint64_t timeout = HPCC_PROBE_TIMEOUT_RTTS * srtt_ns;
 
+	s->probed = true;
+	s->probe_nxt = snd_nxt;
 	if (timeout < HPCC_PROBE_MIN_TIMEOUT_NS)
 		timeout = HPCC_PROBE_MIN_TIMEOUT_NS;
 	s->next_probe_ns = now + (timeout << s->unanswered);

@@ -157,6 +157,23 @@ HPCC_PARAM(max_growth, 1000, 0, 100000,
 	   "W's increase per report, per mille of W; 0: unbounded");
 HPCC_PARAM(loss_beta, 700, 100, 1000,
 	   "W's factor on a loss while telemetry runs, per mille; 1000: ignore loss");
+/* The loop beyond the steady state (tcp_hpcc.rst, "Dynamics"); 0 in
+ * each is the draft's behaviour.
+ */
+HPCC_PARAM(start_hold, HPCC_DEF_START_HOLD, 0, 1,
+	   "1: a new flow keeps its initial window until its first report");
+HPCC_PARAM(probe_first, HPCC_DEF_PROBE_FIRST, 0, 1,
+	   "1: the first probe leaves with the first data");
+HPCC_PARAM(first_bound, HPCC_DEF_FIRST_BOUND, 0, 1024,
+	   "a new flow's first W at most this many times its delivery; 0: line rate");
+HPCC_PARAM(probe_cost, HPCC_DEF_PROBE_COST, 0, 1000,
+	   "probe and response bytes per mille of the data sent; 0: one per RTT");
+HPCC_PARAM(compete_rtts, HPCC_DEF_COMPETE_RTTS, 0, 1000,
+	   "reports with a standing queue before competing loss-based; 0: never");
+HPCC_PARAM(compete_queue, HPCC_DEF_COMPETE_QUEUE, 1, 100000,
+	   "standing queue for compete_rtts, per mille of the BDP");
+HPCC_PARAM(compete_hold, HPCC_DEF_COMPETE_HOLD, 1, 100000,
+	   "base RTTs competing before the law is tried again");
 HPCC_PARAM(probe_limit, 100000, 1, 10000000,
 	   "probes per second this host may send, all flows together");
 /* Wire version 2 (Documentation/design-wire-v2.rst): only once every
@@ -264,6 +281,7 @@ enum hpcc_stat {
 	HPCC_STAT_LOSS_REDUCTIONS,	/* the safety net: W times loss_beta */
 	HPCC_STAT_REJECT_MAC,		/* -EKEYREJECTED: the chain fails */
 	HPCC_STAT_REJECT_NO_MAC,	/* -ENOKEY: untagged, mac_required */
+	HPCC_STAT_COMPETE,		/* a standing queue: loss-based */
 	HPCC_STAT_MAX
 };
 
@@ -274,7 +292,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"RejectFlags", "RejectSocket", "RejectNotHpcc", "RejectNoState",
 	"RejectNonce", "RejectOverflow", "TelemetryTimeouts",
 	"ReportsCapped", "ReportsGrowthHeld", "LossReductions",
-	"RejectMac", "RejectNoMac",
+	"RejectMac", "RejectNoMac", "CompeteEntered",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -371,6 +389,13 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->max_mbps = READ_ONCE(hpcc_max_capacity);
 	p->max_growth = READ_ONCE(hpcc_max_growth);
 	p->loss_beta = READ_ONCE(hpcc_loss_beta);
+	p->start_hold = READ_ONCE(hpcc_start_hold);
+	p->probe_first = READ_ONCE(hpcc_probe_first);
+	p->first_bound = READ_ONCE(hpcc_first_bound);
+	p->probe_cost = READ_ONCE(hpcc_probe_cost);
+	p->compete_rtts = READ_ONCE(hpcc_compete_rtts);
+	p->compete_queue = READ_ONCE(hpcc_compete_queue);
+	p->compete_hold = READ_ONCE(hpcc_compete_hold);
 }
 
 static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
@@ -549,9 +574,8 @@ static void hpcc_clear_nonce(struct hpcc_flow *f)
 	spin_unlock_bh(&f->mb.lock);
 }
 
-/* When a probe is due (hpcc_ctl_probe_due()), send it. */
-static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
-			     const struct rate_sample *rs, u64 now)
+/* Send the flow's probe now (the outstanding one counts as lost). */
+static void hpcc_send_probe(struct sock *sk, struct hpcc_flow *f, u64 now)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u8 tos = READ_ONCE(hpcc_probe_dscp) << 2;
@@ -560,12 +584,6 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 	u32 nonce;
 	int err;
 
-	/* In flight now, or up to this ACK: an ACK-clocked flow whose
-	 * every ACK covers the whole flight is still sending.
-	 */
-	if (!hpcc_ctl_probe_due(&f->ctl, now,
-				tp->packets_out || rs->prior_in_flight))
-		return;
 	if (READ_ONCE(f->mb.probe_nonce)) {
 		hpcc_count(HPCC_STAT_PROBES_LOST);
 		hpcc_ctl_probe_lost(&f->ctl);
@@ -589,7 +607,7 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 	f->mb.probe_seq = tp->snd_nxt;
 	f->mb.probe_sent_ns = now;
 	spin_unlock_bh(&f->mb.lock);
-	hpcc_ctl_probe_sent(&f->ctl, now, srtt);
+	hpcc_ctl_probe_sent(&f->ctl, now, srtt, tp->snd_nxt);
 
 #if IS_ENABLED(CONFIG_IPV6)
 	if (!hpcc_sk_is_v4(sk))
@@ -606,6 +624,23 @@ static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
 	hpcc_count(HPCC_STAT_PROBE_ERRORS);
 	hpcc_clear_nonce(f);
 	hpcc_ctl_probe_held(&f->ctl, now, srtt);
+}
+
+/* When a probe is due (hpcc_ctl_probe_due()), send it. */
+static void hpcc_maybe_probe(struct sock *sk, struct hpcc_flow *f,
+			     const struct rate_sample *rs, u64 now)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct hpcc_ctl_params p;
+
+	hpcc_params(&p);
+	/* In flight now, or up to this ACK: an ACK-clocked flow whose
+	 * every ACK covers the whole flight is still sending.
+	 */
+	if (hpcc_ctl_probe_due(&f->ctl, &p, now, hpcc_srtt_ns(tp),
+			       tp->packets_out || rs->prior_in_flight,
+			       tp->snd_nxt))
+		hpcc_send_probe(sk, f, now);
 }
 
 /* ---- the kfunc ------------------------------------------------------------- */
@@ -754,6 +789,17 @@ static const struct btf_kfunc_id_set hpcc_kfunc_set = {
 
 /* ---- the controller on the ACK path --------------------------------------- */
 
+static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 cwnd = tcp_snd_cwnd(tp), ssthresh;
+
+	hpcc_ctl_fallback(&f->ctl, &cwnd, &ssthresh);
+	hpcc_publish(f);
+	tp->snd_ssthresh = ssthresh;
+	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
+}
+
 /* Run NewAck on a stashed report, if there is one. */
 static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 {
@@ -783,17 +829,10 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	if (f->ctl.events & HPCC_EV_GROWTH_HELD)
 		hpcc_count(HPCC_STAT_REPORTS_GROWTH_HELD);
 	hpcc_publish(f);
-}
-
-static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-	u32 cwnd = tcp_snd_cwnd(tp), ssthresh;
-
-	hpcc_ctl_fallback(&f->ctl, &cwnd, &ssthresh);
-	hpcc_publish(f);
-	tp->snd_ssthresh = ssthresh;
-	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
+	if (f->ctl.events & HPCC_EV_COMPETE) {
+		hpcc_count(HPCC_STAT_COMPETE);
+		hpcc_leave_telemetry(sk, f);
+	}
 }
 
 static void hpcc_apply_law(struct sock *sk, struct hpcc_flow *f)
@@ -811,6 +850,7 @@ static void hpcc_apply_law(struct sock *sk, struct hpcc_flow *f)
  */
 static void hpcc_reno(struct sock *sk, const struct rate_sample *rs)
 {
+	const struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
 	struct tcp_sock *tp = tcp_sk(sk);
 	u8 state = inet_csk(sk)->icsk_ca_state;
 	u64 rate;
@@ -823,6 +863,13 @@ static void hpcc_reno(struct sock *sk, const struct rate_sample *rs)
 		tcp_snd_cwnd_set(tp, cwnd);
 	} else if (rs->acked_sacked > 0) {
 		tcp_reno_cong_avoid(sk, 0, rs->acked_sacked);
+	}
+	if (f) {
+		struct hpcc_ctl_params p;
+
+		hpcc_params(&p);
+		tcp_snd_cwnd_set(tp, hpcc_ctl_start_cwnd(&f->ctl, &p,
+							 tcp_snd_cwnd(tp)));
 	}
 
 	rate = hpcc_ctl_reno_pacing_rate(tp->mss_cache, tcp_snd_cwnd(tp),
@@ -855,6 +902,21 @@ static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 	else
 		hpcc_reno(sk, rs);
 	hpcc_maybe_probe(sk, f, rs, now);
+}
+
+/* probe_first: the first probe with the first data (TX_START: the first
+ * segment sent with nothing in flight, before it is queued).
+ */
+static void hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+{
+	struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
+	struct hpcc_ctl_params p;
+
+	if (ev != CA_EVENT_TX_START || !f)
+		return;
+	hpcc_params(&p);
+	if (hpcc_ctl_probe_first(&f->ctl, &p))
+		hpcc_send_probe(sk, f, tcp_clock_ns());
 }
 
 /* ---- the rest of tcp_congestion_ops ---------------------------------------- */
@@ -1013,6 +1075,7 @@ static struct tcp_congestion_ops tcp_hpcc_ops __read_mostly = {
 	.init		= hpcc_init,
 	.release	= hpcc_release,
 	.cong_control	= hpcc_cong_control,
+	.cwnd_event	= hpcc_cwnd_event,
 	.ssthresh	= hpcc_ssthresh,
 	.undo_cwnd	= hpcc_undo_cwnd,
 	.set_state	= hpcc_set_state,

@@ -4,7 +4,8 @@
  *
  * main.c dispatches to the commands, one file per object: host.c,
  * switch.c, status.c, trace.c, flows.c. They call the common layer, never
- * each other: common.c (messages, capabilities, the module's sysfs files,
+ * each other (switch_cfg.c, switch.c's command line, is switch.c's
+ * alone): common.c (messages, capabilities, the module's sysfs files,
  * option values, formatting), netns.c (network namespaces), pins.c (bpffs,
  * pin directories), tc.c (our tc filters), nl.c (rtnetlink).
  */
@@ -243,6 +244,25 @@ int probe_match(const __u8 *pkt, size_t n, __u16 proto,
 int nl_root_qdisc(int ifindex, char *kind, size_t len);
 int nl_filter_count(int ifindex, __u32 parent);
 int nl_link_type(int ifindex);
+
+/* ---------------------------------------------------------- switch_cfg.c */
+
+/* What `switch attach` was told; DSCPs -1 when not given. Only switch.c
+ * uses it.
+ */
+struct sw_opts {
+	const char *dev, *rate;
+	__u32 rate_mbps, sid, pid;
+	bool have_sid, have_pid, edge, anon;
+	int probe, resp;
+};
+
+int sw_attach_args(int argc, char **argv, struct sw_opts *o);
+int sw_detach_args(int argc, char **argv, const char **dev);
+__u32 default_switch_id(char *how, size_t len);
+struct hpcc_port_cfg;
+void sw_port_cfg(const struct sw_opts *o, bool raw_ip,
+		 struct hpcc_port_cfg *cfg);
 
 /* ------------------------------------------------------------ commands */
 

@@ -15,7 +15,10 @@ restore() {
 	done
 }
 cleanup_trap restore
-for kv in base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1; do
+# the probe schedule of the draft (one per RTT, the first on the first
+# ACK), which the hand-computed reports follow
+for kv in base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1 \
+	  probe_first=0 probe_cost=0 start_hold=0; do
 	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
 	set_param ${kv%%=*} ${kv#*=}
 done

@@ -6,7 +6,9 @@
  */
 #include "hpcc-model.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace ns3
 {
@@ -24,8 +26,17 @@ HpccStats()
 
 int g_hpcc_no_bounds;
 
-struct hpcc_ctl_params
-HpccDefaultParams()
+/* The controller's dynamics parameters (hpcc_ctl.h), by their module
+ * parameter names.
+ */
+#define HPCC_CTL_DYNAMICS_PARAMS(p)                                                            \
+    {"start_hold", &p.start_hold}, {"probe_first", &p.probe_first},                            \
+        {"probe_cost", &p.probe_cost}, {"compete_rtts", &p.compete_rtts},                  \
+        {"compete_queue", &p.compete_queue}, {"compete_hold", &p.compete_hold},                \
+        {"first_bound", &p.first_bound},
+
+static struct hpcc_ctl_params
+ModuleDefaults()
 {
     struct hpcc_ctl_params p = {};
 
@@ -42,7 +53,51 @@ HpccDefaultParams()
     p.loss_beta = 700;
     if (g_hpcc_no_bounds) /* the draft's: no capacity cap, growth, loss net */
         p.max_mbps = p.max_growth = p.loss_beta = 0;
+    p.start_hold = HPCC_DEF_START_HOLD;
+    p.probe_first = HPCC_DEF_PROBE_FIRST;
+    p.probe_cost = HPCC_DEF_PROBE_COST;
+    p.compete_rtts = HPCC_DEF_COMPETE_RTTS;
+    p.compete_queue = HPCC_DEF_COMPETE_QUEUE;
+    p.compete_hold = HPCC_DEF_COMPETE_HOLD;
+    p.first_bound = HPCC_DEF_FIRST_BOUND;
     return p;
+}
+
+static struct hpcc_ctl_params&
+Params()
+{
+    static struct hpcc_ctl_params p = ModuleDefaults();
+    return p;
+}
+
+struct hpcc_ctl_params
+HpccDefaultParams()
+{
+    return Params();
+}
+
+/* hpcc-sim --hpcc name=value: as modprobe tcp_hpcc name=value */
+bool
+HpccSetParam(const std::string& name, uint32_t v)
+{
+    struct hpcc_ctl_params& p = Params();
+    const std::map<std::string, uint32_t*> tab = {
+        {"eta", &p.eta_permille},
+        {"max_stage", &p.max_stage},
+        {"ewma_rtts", &p.ewma_rtts},
+        {"w_ai", &p.w_ai_bytes},
+        {"expected_flows", &p.expected_flows},
+        {"base_rtt", &p.base_rtt_us},
+        {"telemetry_timeout", &p.telemetry_timeout},
+        {"max_mbps", &p.max_mbps},
+        {"max_growth", &p.max_growth},
+        {"loss_beta", &p.loss_beta},
+        HPCC_CTL_DYNAMICS_PARAMS(p)    };
+    auto t = tab.find(name);
+    if (t == tab.end())
+        return false;
+    *t->second = v;
+    return true;
 }
 
 /* ---- TcpHpcc ------------------------------------------------------------- */
@@ -200,6 +255,8 @@ TcpHpcc::Reno(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs)
     {
         TcpLinuxReno::IncreaseWindow(tcb, acked);
     }
+    if (m_net)
+        tcb->m_cWnd = hpcc_ctl_start_cwnd(&m_ctl, &m_params, tcb->m_cWnd / mss) * mss;
     rate = hpcc_ctl_reno_pacing_rate(mss,
                                      tcb->m_cWnd / mss,
                                      tcb->m_bytesInFlight / mss,
@@ -232,6 +289,15 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
             HpccStats().reportsUsed++;
         else
             HpccStats().reportsNoCapacity++;
+        if (m_ctl.events & HPCC_EV_COMPETE)
+        {
+            uint32_t cwnd = tcb->m_cWnd / mss, ssthresh;
+
+            HpccStats().competeEntered++;
+            hpcc_ctl_fallback(&m_ctl, &cwnd, &ssthresh);
+            tcb->m_cWnd = cwnd * mss;
+            tcb->m_ssThresh = ssthresh * mss;
+        }
     }
     if (hpcc_ctl_telemetry_lost(&m_ctl, &m_params, now, SrttNs()))
     {
@@ -259,12 +325,31 @@ void
 TcpHpcc::MaybeProbe(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs, uint64_t now)
 {
     uint64_t srtt = SrttNs();
+
+    if (!hpcc_ctl_probe_due(&m_ctl, &m_params, now, srtt,
+                            tcb->m_bytesInFlight > 0 || rs.m_priorInFlight > 0,
+                            tcb->m_highTxMark.Get().GetValue()))
+        return;
+    SendProbe(tcb, now);
+}
+
+/* CA_EVENT_TX_START: probe_first's probe with the first data */
+void
+TcpHpcc::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev)
+{
+    if (ev == TcpSocketState::CA_EVENT_TX_START && m_net &&
+        hpcc_ctl_probe_first(&m_ctl, &m_params))
+        SendProbe(tcb, Simulator::Now().GetNanoSeconds());
+}
+
+void
+TcpHpcc::SendProbe(Ptr<TcpSocketState> tcb, uint64_t now)
+{
+    uint64_t srtt = SrttNs();
     struct hpcc_probe p;
     uint32_t nonce;
     TcpHeader th;
 
-    if (!hpcc_ctl_probe_due(&m_ctl, now, tcb->m_bytesInFlight > 0 || rs.m_priorInFlight > 0))
-        return;
     if (m_probeNonce)
     {
         HpccStats().probesLost++;
@@ -279,7 +364,7 @@ TcpHpcc::MaybeProbe(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs
     hpcc_put_be64(&p.hdr.send_ns, now);
     m_probeNonce = nonce;
     m_probeSeq = tcb->m_highTxMark.Get().GetValue();
-    hpcc_ctl_probe_sent(&m_ctl, now, srtt);
+    hpcc_ctl_probe_sent(&m_ctl, now, srtt, m_probeSeq);
 
     /* flags 0: a receiver without the reflector discards it */
     Ptr<Packet> pkt = Create<Packet>(reinterpret_cast<const uint8_t*>(&p), HPCC_PROBE_LEN);

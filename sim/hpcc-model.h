@@ -41,12 +41,15 @@ struct HpccCounters
     uint64_t probesSent = 0, probesLost = 0, reportsAccepted = 0, reportsUsed = 0;
     uint64_t reportsNoCapacity = 0, rejected = 0, telemetryTimeouts = 0;
     uint64_t stamped = 0, overflow = 0, reflected = 0, delivered = 0, noFlow = 0;
+    uint64_t competeEntered = 0;
 };
 
 HpccCounters& HpccStats();
 
 /* The module's parameters (tcp_hpcc's defaults). */
 struct hpcc_ctl_params HpccDefaultParams();
+/* Sets a module parameter for every TcpHpcc created after; false: unknown. */
+bool HpccSetParam(const std::string& name, uint32_t v);
 
 class TcpHpcc : public TcpLinuxReno
 {
@@ -71,6 +74,7 @@ class TcpHpcc : public TcpLinuxReno
     void CongestionStateSet(Ptr<TcpSocketState> tcb,
                             const TcpSocketState::TcpCongState_t newState) override;
     void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override;
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev) override;
 
     /* The flow this controller belongs to: its node's HpccNet sends the
      * probes and finds this flow for a response. Sender side only; an
@@ -91,6 +95,7 @@ class TcpHpcc : public TcpLinuxReno
   private:
     void Reno(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs);
     void MaybeProbe(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs, uint64_t now);
+    void SendProbe(Ptr<TcpSocketState> tcb, uint64_t now);
     uint64_t SrttNs() const;
     void View(Ptr<TcpSocketState> tcb, struct hpcc_tcp_view* v) const;
 

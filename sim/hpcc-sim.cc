@@ -20,6 +20,7 @@
  * switch 1) and r2->d1, r2->d2 (switch 2). The fabric: see BuildFabric().
  */
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -96,6 +97,12 @@ LinuxTcpDefaults()
 }
 
 static std::string g_cc = "hpcc";
+/* the dumbbell's bottlenecks: RED ECN marking (dctcp's K) or drop-tail */
+static bool g_ecn = false;
+/* the receivers' (listening sockets') CC: dctcp's receivers echo CE per
+ * packet (TcpSocketBase's DctcpEcn mode)
+ */
+static std::string g_srv_cc = "hpcc";
 
 /* ns-3.37's TcpDctcp::GetSsThresh() is cwnd x (1 - alpha/2) with no floor:
  * under marking a window falls to one segment, and the receiver, waiting
@@ -120,13 +127,13 @@ class TcpLinuxDctcp : public TcpDctcp
 };
 
 static Ptr<TcpCongestionOps>
-MakeCc()
+MakeCc(const std::string& cc)
 {
-    if (g_cc == "hpcc")
+    if (cc == "hpcc")
         return CreateObject<TcpHpcc>();
-    if (g_cc == "dctcp")
+    if (cc == "dctcp")
         return CreateObject<TcpLinuxDctcp>();
-    if (g_cc == "bbr")
+    if (cc == "bbr")
         return CreateObject<TcpBbr>();
     return CreateObject<TcpCubic>();
 }
@@ -164,8 +171,8 @@ class FlowServer
     {
         Ptr<Socket> s = Socket::CreateSocket(h.node, TcpSocketFactory::GetTypeId());
         Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(s);
-        tcp->SetCongestionControlAlgorithm(MakeCc()); /* accepted sockets inherit it */
-        if (g_cc == "dctcp")
+        tcp->SetCongestionControlAlgorithm(MakeCc(g_srv_cc)); /* accepted sockets inherit it */
+        if (g_srv_cc == "dctcp")
             tcp->SetUseEcn(TcpSocketState::On);
         s->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
         s->Listen();
@@ -228,6 +235,7 @@ class FlowServer
 struct FlowRec
 {
     std::string tag;
+    std::string cc;
     int id;
     Host src, dst;
     uint64_t size; /* ~0: long flow */
@@ -331,18 +339,18 @@ StartFlow(FlowRec* f)
 {
     Ptr<Socket> s = Socket::CreateSocket(f->src.node, TcpSocketFactory::GetTypeId());
     Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(s);
-    Ptr<TcpCongestionOps> cc = MakeCc();
+    Ptr<TcpCongestionOps> cc = MakeCc(f->cc);
 
     f->sock = tcp;
     tcp->SetCongestionControlAlgorithm(cc);
-    if (g_cc == "dctcp")
+    if (f->cc == "dctcp")
         tcp->SetUseEcn(TcpSocketState::On);
-    if (g_cc == "bbr" || g_cc == "hpcc")
+    if (f->cc == "bbr" || f->cc == "hpcc")
         tcp->SetPacingStatus(true);
     s->Bind();
     s->SetSendCallback(MakeBoundCallback(+[](FlowRec* f, Ptr<Socket>, uint32_t) { FillTx(f); }, f));
     s->SetRecvCallback(MakeBoundCallback(&OnAnswer, f));
-    if (g_cc == "hpcc")
+    if (f->cc == "hpcc")
     {
         g_hpcc[f] = DynamicCast<TcpHpcc>(cc);
         s->SetConnectCallback(MakeBoundCallback(&OnConnectedHpcc, f),
@@ -373,10 +381,12 @@ StartFlow(FlowRec* f)
 }
 
 static FlowRec*
-AddFlow(const std::string& tag, Host src, Host dst, uint64_t size, double start, double dur)
+AddFlow(const std::string& tag, Host src, Host dst, uint64_t size, double start, double dur,
+        const std::string& cc = g_cc)
 {
     FlowRec* f = new FlowRec();
     f->tag = tag;
+    f->cc = cc;
     f->id = (int)g_flows.size();
     f->src = src;
     f->dst = dst;
@@ -513,33 +523,130 @@ struct Profile
 
 static double g_base_rtt_ms;
 
+/* The dumbbell's variants (issue 11's scenarios). */
+struct DumbOpts
+{
+    /* each sender's access link delay (one way) */
+    Time s_delay[3] = {MicroSeconds(2000), MicroSeconds(2000), MicroSeconds(2000)};
+    /* parking lot: r1->r2 a second 100 Mbit/s bottleneck, a receiver x
+     * behind r2 and a sender y beside it (Host s[3], d[2] as before; x, y
+     * in g_px, g_py)
+     */
+    bool parking = false;
+    /* delay jitter on every access link, each direction uniform in
+     * [0, jitter x base RTT / 2] (netem's jitter without reordering)
+     */
+    double jitter = 0;
+};
+
+static DumbOpts g_dopt;
+static Host g_px, g_py;
+
+/* Delay jitter on one direction of a point-to-point link: the channel's
+ * delay is set just before each packet enters it (PhyTxBegin precedes
+ * PointToPointChannel::TransmitStart, which reads it), never so that a
+ * packet arrives before the one sent ahead of it.
+ */
+struct Jitter
+{
+    Ptr<PointToPointChannel> ch;
+    Ptr<UniformRandomVariable> rng;
+    double base_s, max_s, rate_bps;
+    double last_arrival = 0;
+};
+
+static void
+JitterTx(Jitter* j, Ptr<const Packet> p)
+{
+    double now = Simulator::Now().GetSeconds();
+    double tx = p->GetSize() * 8.0 / j->rate_bps;
+    double d = j->base_s + j->rng->GetValue(0, j->max_s);
+
+    if (now + tx + d < j->last_arrival)
+        d = j->last_arrival - now - tx;
+    j->last_arrival = now + tx + d;
+    j->ch->SetAttribute("Delay", TimeValue(Seconds(d)));
+}
+
+static void
+AddJitter(Ptr<NetDevice> dev, double base_s, double max_s, double rate_bps)
+{
+    Jitter* j = new Jitter();
+    j->ch = DynamicCast<PointToPointChannel>(dev->GetChannel());
+    j->rng = CreateObject<UniformRandomVariable>();
+    j->base_s = base_s;
+    j->max_s = max_s;
+    j->rate_bps = rate_bps;
+    dev->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&JitterTx, j));
+}
+
+/* The parking lot's x, a receiver behind r2 (1 Gbit/s, crossing only
+ * r1->r2 from r1's senders), and y, a sender at r2 (crossing only r2->d1);
+ * their links' delays.
+ */
+static void
+ParkingHosts(Ptr<Node> r1, Ptr<Node> r2, Ptr<HpccNet> n2, const Link& rr,
+             std::array<Time, 2> dl)
+{
+    const std::string fast = "1Gbps";
+    Host* hs[2] = {&g_px, &g_py};
+
+    for (int i = 0; i < 2; i++)
+    {
+        Host& h = *hs[i];
+        h.node = CreateObject<Node>();
+        h.net = HpccInstallStack(h.node);
+        h.net->AttachHost();
+        Link l = Connect(r2, h.node, fast, dl[i]);
+        h.addr = l.ib;
+        Route(h.node, "0.0.0.0", "0.0.0.0", l.ia, l.b);
+        Route(r2, l.ib, "255.255.255.255", l.ib, l.a);
+        Route(r1, l.ib, "255.255.255.255", rr.ib, rr.a);
+        InstallQdisc(l.a, false, 1000 * 1500, 0);
+        InstallQdisc(l.b, false, 1000 * 1500, 0);
+        n2->AttachSwitch(l.a, {2, 0, 0, Mbps(fast)});
+    }
+}
+
 /* Three senders behind r1, two receivers behind r2 (demo/topo_dc.sh). */
 static void
 DumbbellTopology(Host s[3], Host d[2])
 {
     const std::string bott = "100Mbps", fast = "1Gbps";
     const uint32_t buf = 500000, k = 30000;
-    bool ecn = g_cc == "dctcp";
+    const DumbOpts& o = g_dopt;
+    bool ecn = g_ecn;
     Ptr<Node> r1 = CreateObject<Node>(), r2 = CreateObject<Node>();
     Ptr<HpccNet> n1 = HpccInstallStack(r1), n2 = HpccInstallStack(r2);
     /* netem 4 ms + the VM's ~0.57 ms of veth/stack: its min ping RTT 4.569 ms */
-    Time d_sr = MicroSeconds(2000), d_rr = MicroSeconds(180), d_rd = MicroSeconds(100);
+    Time d_rr = MicroSeconds(180), d_rd = MicroSeconds(100);
+    Time d_sr = o.s_delay[0];
+    Link sl[3];
 
     for (int i = 0; i < 3; i++)
     {
         s[i].node = CreateObject<Node>();
         s[i].net = HpccInstallStack(s[i].node);
         s[i].net->AttachHost();
-        Link l = Connect(s[i].node, r1, fast, d_sr);
+        Link l = sl[i] = Connect(s[i].node, r1, fast, o.s_delay[i]);
         s[i].addr = l.ia;
         Route(s[i].node, "0.0.0.0", "0.0.0.0", l.ib, l.a);
         Route(r1, l.ia, "255.255.255.255", l.ia, l.b);
         InstallQdisc(l.b, false, 1000 * 1500, 0);
     }
-    Link rr = Connect(r1, r2, fast, d_rr);
-    InstallQdisc(rr.a, false, 1000 * 1500, 0); /* pfifo limit 1000 */
+    Link rr = Connect(r1, r2, o.parking ? bott : fast, d_rr);
+    if (o.parking)
+    {
+        Ptr<QueueDisc> q = InstallQdisc(rr.a, ecn, buf, k);
+        n1->AttachSwitch(rr.a, {1, 0, 0, Mbps(bott)});
+        g_qports.push_back({"r1r2", q, {}});
+    }
+    else
+    {
+        InstallQdisc(rr.a, false, 1000 * 1500, 0); /* pfifo limit 1000 */
+        n1->AttachSwitch(rr.a, {1, 0, 0, Mbps(fast)});
+    }
     InstallQdisc(rr.b, false, 1000 * 1500, 0);
-    n1->AttachSwitch(rr.a, {1, 0, 0, Mbps(fast)});
     for (int j = 0; j < 2; j++)
     {
         d[j].node = CreateObject<Node>();
@@ -556,13 +663,24 @@ DumbbellTopology(Host s[3], Host d[2])
     }
     for (int i = 0; i < 3; i++)
         Route(r2, s[i].addr, "255.255.255.255", rr.ia, rr.b);
+    if (o.parking)
+        ParkingHosts(r1, r2, n2, rr, {d_rd, d_sr + d_rr});
     /* ping: 2 x propagation + an 84-byte packet's serialization per hop */
     g_base_rtt_ms = 2 * (d_sr + d_rr + d_rd).GetSeconds() * 1e3 +
                     2 * 86 * 8 * (2 / 1e9 + 1 / 1e8) * 1e3;
+    if (o.jitter > 0)
+        for (int i = 0; i < 3; i++)
+        {
+            double half = o.jitter * g_base_rtt_ms / 1e3 / 2;
+            AddJitter(sl[i].a, o.s_delay[i].GetSeconds(), half, 1e9);
+            AddJitter(sl[i].b, o.s_delay[i].GetSeconds(), half, 1e9);
+        }
 
-    static FlowServer srv[2];
+    static FlowServer srv[3];
     for (int j = 0; j < 2; j++)
         srv[j].Start(d[j]);
+    if (o.parking)
+        srv[2].Start(g_px);
 }
 
 static void
@@ -638,6 +756,35 @@ DumbbellFlows(const std::string& scen, int rep, uint64_t seed, const Profile& pf
         Event(5 * D / 6, "leave", "f2");
         Event(D, "leave", "f1");
     }
+    else if (scen == "many")
+    {
+        /* 32 long flows starting together, from the three senders */
+        dur = pf.long_dur;
+        for (int i = 0; i < 32; i++)
+            AddFlow(Fmt("m%d", i + 1), s[i % 3], d[0], ~0ULL, 0, dur);
+        Event(0, "join", "all");
+    }
+    else if (scen == "rtt" || scen == "parking" || scen == "vscubic" || scen == "vsdctcp")
+    {
+        /* two long flows from s1 and s2 (rtt: s2's base RTT 5x s1's;
+         * vscubic/vsdctcp: f2 runs cubic/dctcp) or the parking lot's three
+         * (f1 s1->d1 over both bottlenecks, f2 s2->x over r1->r2, f3
+         * y->d1 over r2->d1)
+         */
+        std::string cc2 = scen == "vscubic" ? "cubic" : scen == "vsdctcp" ? "dctcp" : g_cc;
+        dur = pf.long_dur;
+        AddFlow("f1", s[0], d[0], ~0ULL, 0, dur);
+        if (scen == "parking")
+        {
+            AddFlow("f2", s[1], g_px, ~0ULL, 0, dur);
+            AddFlow("f3", g_py, d[0], ~0ULL, 0, dur);
+        }
+        else
+        {
+            AddFlow("f2", s[1], d[0], ~0ULL, 0, dur, cc2);
+        }
+        Event(0, "join", "all");
+    }
     else if (scen == "websearch")
     {
         dur = pf.ws_dur + pf.ws_drain;
@@ -650,6 +797,13 @@ static void
 BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf)
 {
     Host s[3], d[2];
+
+    g_ecn = g_cc == "dctcp" || scen == "vsdctcp";
+    g_srv_cc = g_ecn ? "dctcp" : g_cc;
+    if (scen == "rtt")
+        /* s2's base RTT 5x s1's: 2 (d + 0.28 ms) = 5 x 4.57 ms */
+        g_dopt.s_delay[1] = MicroSeconds(11154);
+    g_dopt.parking = scen == "parking";
 
     DumbbellTopology(s, d);
     g_hpcc_forge_src = s[0].addr;
@@ -985,6 +1139,27 @@ ProfileFor(const std::string& profile)
     return {8, 6, 12, 12, 8, 4};
 }
 
+/* --hpcc name=value,...: as modprobe tcp_hpcc name=value ... */
+static bool
+SetHpccParams(const std::string& hp)
+{
+    for (std::stringstream ss(hp); ss.good();)
+    {
+        std::string kv;
+        std::getline(ss, kv, ',');
+        size_t eq = kv.find('=');
+        if (kv.empty())
+            continue;
+        if (eq == std::string::npos ||
+            !HpccSetParam(kv.substr(0, eq), (uint32_t)std::stoul(kv.substr(eq + 1))))
+        {
+            fprintf(stderr, "hpcc-sim: unknown hpcc parameter %s\n", kv.c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
 /* ---- main --------------------------------------------------------------------------- */
 
 int
@@ -997,7 +1172,9 @@ main(int argc, char** argv)
     CommandLine cmd;
     RunStats r;
 
-    cmd.AddValue("scenario", "long|incast|stagger|websearch|smoke|fabric", scen);
+    cmd.AddValue("scenario",
+                 "long|incast|stagger|websearch|smoke|many|rtt|parking|vscubic|vsdctcp|fabric",
+                 scen);
     cmd.AddValue("cc", "hpcc|dctcp|cubic|bbr", g_cc);
     cmd.AddValue("rep", "repetition (seed offset 1000 x rep, as the demo)", rep);
     cmd.AddValue("seed", "seed", seed);
@@ -1010,12 +1187,19 @@ main(int argc, char** argv)
     cmd.AddValue("forge", "dumbbell: f1's receiver forges every response: 0 no, 1 idle "
                  "4 Pbit/s, 2 a 4 GB queue", g_hpcc_forge);
     cmd.AddValue("nobounds", "1: the report bounds off (the draft's)", g_hpcc_no_bounds);
+    cmd.AddValue("jitter", "dumbbell: delay jitter on the access links, share of the base RTT",
+                 g_dopt.jitter);
+    std::string hp;
+    cmd.AddValue("hpcc", "hpcc's module parameters: name=value,name=value", hp);
     cmd.Parse(argc, argv);
+    if (!SetHpccParams(hp))
+        return 2;
     if (!out.empty())
         g_out = fopen(out.c_str(), "w");
     if (!g_out)
         return 1;
 
+    g_srv_cc = g_cc;
     RngSeedManager::SetSeed(1 + (uint32_t)seed);
     RngSeedManager::SetRun(rep);
     LinuxTcpDefaults();
@@ -1023,7 +1207,7 @@ main(int argc, char** argv)
     std::string label = scen == "fabric"
                             ? Fmt("fabric-%s-%.0f%s", fc.cdf.c_str(), fc.load * 100,
                                   fc.incast ? "-incast" : "")
-                            : scen;
+                            : scen + (g_dopt.jitter > 0 ? "-jit" : "");
     g_dir = Fmt("%s/%s/r%d", label.c_str(), g_cc.c_str(), rep);
     auto w0 = std::chrono::steady_clock::now();
     std::clock_t c0 = std::clock(); /* CPU time: the per-run budget is in CPU-minutes */
@@ -1044,6 +1228,11 @@ main(int argc, char** argv)
     r.events = Simulator::GetEventCount();
     r.cpu = (double)(std::clock() - c0) / CLOCKS_PER_SEC;
     r.ok = EmitFlows();
+    /* probe and response bytes on the wire: IP 20 + TCP 20 + PPP 2 */
+    Emit("probe.csv", "probes_sent,responses,wire_bytes_each,compete_entered");
+    Emit("probe.csv", Fmt("%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64, HpccStats().probesSent,
+                          HpccStats().reflected, (unsigned)HPCC_PROBE_LEN + 42,
+                          HpccStats().competeEntered));
     if (scen == "fabric")
         EmitFabric(r.dur);
     EmitRun(label, rep, seed, r);

@@ -6,6 +6,15 @@
 #                              stagger, websearch) at 100 Mbit/s for hpcc,
 #                              dctcp, cubic, bbr, once each (demo profile),
 #                              plus one small fabric run per CC
+#   --dynamics                 issue 11's scenarios (incast, many, rtt,
+#                              parking, vscubic, vsdctcp, long, websearch,
+#                              long and websearch with delay jitter), demo
+#                              profile, 3 seeds where there is randomness;
+#                              hpcc once per --variant LABEL=PARAMS (module
+#                              parameters, "name=value,..."; default
+#                              "draft=" every issue 11 mechanism off and
+#                              "on=" the defaults), the peers once; then
+#                              sim/dynamics.py's targets table
 #   --bench (make sim-bench)   the same with the bench's long profile and
 #                              repetitions, and the leaf-spine fabric:
 #                              WebSearch at 30% and 50% load, FB_Hadoop at
@@ -19,10 +28,12 @@
 # and the cost (events/s, wall time per run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=quick out= jobs=2 reuse=0 reps_set= fabric_set=()
+mode=quick out= jobs=2 reuse=0 reps_set= fabric_set=() variants=()
 while (($#)); do
 	case $1 in
 	--bench) mode=bench; shift ;;
+	--dynamics) mode=dynamics; shift ;;
+	--variant) variants+=("${2:?}"); shift 2 ;;	# LABEL=name=value,name=value
 	# a reduced bench on a busy machine: fewer repetitions, other fabric runs
 	--reps) reps_set=${2:?}; shift 2 ;;
 	--fabric) fabric_set+=("${2:?}"); shift 2 ;;	# "--cdf=websearch --load=0.5 --flows=600"
@@ -41,6 +52,49 @@ scripts/deps.sh sim
 make -s -C sim all
 
 CCS="hpcc dctcp cubic bbr"
+if [[ $mode == dynamics ]]; then
+	((${#variants[@]})) || variants=("draft=start_hold=0,probe_first=0,probe_cost=0" "on=")
+	reps=${reps_set:-3}
+	jobsf=$out/jobs.txt
+	: >"$jobsf"
+	one() {	# LABEL CC ARGS...: one run's line, its log in runs/LABEL/
+		local lab=$1 cc=$2
+		shift 2
+		echo "$lab --cc=$cc --profile=demo $*"
+	}
+	for v in "${variants[@]}" peers; do
+		lab=${v%%=*} hp=
+		[[ $v == *=* ]] && hp=${v#*=}
+		ccs=hpcc
+		[[ $lab == peers ]] && ccs="dctcp cubic bbr"
+		for cc in $ccs; do
+			a=()
+			[[ -n $hp ]] && a+=("--hpcc=$hp")
+			for rep in $(seq 1 "$reps"); do
+				one "$lab" "$cc" --scenario=websearch --rep="$rep" "${a[@]}"
+				one "$lab" "$cc" --scenario=websearch --jitter=0.2 --rep="$rep" "${a[@]}"
+				one "$lab" "$cc" --scenario=long --jitter=0.2 --rep="$rep" "${a[@]}"
+			done
+			for scen in many incast parking rtt vscubic vsdctcp long; do
+				one "$lab" "$cc" --scenario=$scen "${a[@]}"
+			done
+		done
+	done >>"$jobsf"
+	if ((!reuse)); then
+		say "$(wc -l <"$jobsf") runs, $jobs at a time, output in $out"
+		# a copy of the binary: a rebuild during the runs changes nothing
+		cp sim/hpcc-sim "$out/hpcc-sim"
+		awk -v o="$out/runs" '{ d = o "/" $1; system("mkdir -p " d); $1 = ""; print $0 " --out=" d "/" NR ".log" }' "$jobsf" |
+			B=$out/hpcc-sim xargs -P "$jobs" -I{} sh -c '"$B" {} || echo "sim: FAILED: {}" >&2' || true
+		say "runs done"
+	fi
+	args=()
+	for v in "${variants[@]}"; do args+=("${v%%=*}=$out/runs/${v%%=*}"); done
+	python3 sim/dynamics.py --md "$out/dynamics.md" "${args[@]}" "peers=$out/runs/peers" |
+		tee "$out/dynamics.txt"
+	say "done: $out/dynamics.md"
+	exit 0
+fi
 if [[ $mode == bench ]]; then
 	# The per-run budget is 5 CPU-minutes. Measured (200-flow WebSearch
 	# runs at 50% load, cpu_s in cost.csv): 0.16 CPU-s per flow for hpcc,

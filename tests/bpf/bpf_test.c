@@ -1404,6 +1404,43 @@ static void response_frame(struct pkt *k, bool v6, const struct hpcc_probe *pr,
 	pkt_build(k, &o);
 }
 
+/* Whether the module lists a flow of local port @lport in
+ * /proc/net/tcp_hpcc (its flow table, which the kfunc looks responses
+ * up in), in the current namespace.
+ */
+static bool flow_listed(uint16_t lport)
+{
+	char line[512], want[16];
+	bool found = false;
+	FILE *f = fopen("/proc/net/tcp_hpcc", "r");
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), ":%u ", lport);
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+
+		/* the first column, "ADDR:PORT", ends with @want */
+		found = sp && sp - line >= (long)strlen(want) - 1 &&
+			!strncmp(sp - strlen(want) + 1, want, strlen(want));
+	}
+	fclose(f);
+	return found;
+}
+
+/* Wait up to @ms for the module to list the flow of local port @lport. */
+static bool flow_wait(uint16_t lport, int ms)
+{
+	uint64_t deadline = mono_ns() + ms * 1000000ull;
+
+	while (!flow_listed(lport)) {
+		if (mono_ns() >= deadline)
+			return false;
+		poll(NULL, 0, 1);
+	}
+	return true;
+}
+
 /* A connected TCP socket pair on a local address (@addr, 4 or 16 bytes;
  * NULL: loopback); returns the client fd.
  */
@@ -1569,12 +1606,16 @@ static void test_host_responses(void)
 				  "control (set HPCC_CC)");
 			return;
 		}
-		/* Put data in flight so the flow has probe state. */
+		/* Data in flight, and the flow in the module's table (what
+		 * the kfunc looks the response up in).
+		 */
 		afd = accept(lfd, NULL, NULL);
 		memset(buf, 'x', sizeof(buf));
 		for (i = 0; i < 16; i++)
 			send(cfd, buf, sizeof(buf), MSG_DONTWAIT);
-		usleep(20000);
+		if (!flow_wait(cport, 2000))
+			diag("port %u not in /proc/net/tcp_hpcc after 2 s\n",
+			     cport);
 		pr.hdr.nonce = htonl(0x0badf00d);
 		response_frame(&in, false, &pr, lo4, lo4, sport, cport);
 		counters_read(host_cnt, before);
@@ -2359,6 +2400,17 @@ static int ns_setup(int ntxq)
 	return 0;
 }
 
+/* ns_setup(1), with loopback up and the addresses of pkt.h's connection:
+ * 10.0.0.1/24 on hpv0, 10.0.0.2/24 on hpv1.
+ */
+static int ns_setup_addrs(void)
+{
+	return ns_setup(1) ||
+	       sh("ip -n %1$s link set lo up && "
+		  "ip -n %1$s addr add 10.0.0.1/24 dev hpv0 && "
+		  "ip -n %1$s addr add 10.0.0.2/24 dev hpv1", ns_name) ? -1 : 0;
+}
+
 static void ns_teardown(void)
 {
 	if (ns_fd >= 0)
@@ -2516,6 +2568,21 @@ static void map_clear_u32(int fd)
 			break;
 }
 
+/* Attach @prog_fd to @ifindex's tc hook @ap at handle 1, priority 1, the
+ * clsact qdisc created if it is not there yet: 0 or a libbpf error. The
+ * netns tests' one way to put a program on a device.
+ */
+static int tc_prog_attach(uint32_t ifindex, enum bpf_tc_attach_point ap,
+			  int prog_fd)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = ap);
+	LIBBPF_OPTS(bpf_tc_opts, o, .handle = 1, .priority = 1,
+		    .prog_fd = prog_fd);
+
+	bpf_tc_hook_create(&hook);	/* -EEXIST: the device has one */
+	return bpf_tc_attach(&hook, &o);
+}
+
 static void qdisc_case(struct hpcc_switch *s, const struct qcase *qc)
 {
 	uint32_t kbit = shaper_kbit(qc);
@@ -2529,8 +2596,6 @@ static void qdisc_case(struct hpcc_switch *s, const struct qcase *qc)
 	int txfd = -1, rxfd = -1, sfd, err;
 	bool ok = true, got_probe = false;
 	char cmd[1024];
-	LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, tco, .handle = 1, .priority = 1);
 
 	if (ns_setup(qc->ntxq)) {
 		tap(false, "qdisc %s: netns setup", qc->name);
@@ -2554,10 +2619,8 @@ static void qdisc_case(struct hpcc_switch *s, const struct qcase *qc)
 	cfg.netns_cookie = cookie;
 	bpf_map_update_elem(bpf_map__fd(s->maps.hpcc_port_cfg), &ifindex, &cfg,
 			    BPF_ANY);
-	hook.ifindex = ifindex;
-	bpf_tc_hook_create(&hook);
-	tco.prog_fd = bpf_program__fd(s->progs.hpcc_switch);
-	err = bpf_tc_attach(&hook, &tco);
+	err = tc_prog_attach(ifindex, BPF_TC_EGRESS,
+			     bpf_program__fd(s->progs.hpcc_switch));
 	txfd = packet_sock("hpv0", false);
 	rxfd = packet_sock("hpv1", true);
 	ns_leave();
@@ -2679,10 +2742,7 @@ static void netns_misc_tests(void)
 	const char *dir = getenv("HPCC_BPF_DIR") ? getenv("HPCC_BPF_DIR") :
 						   HPCC_BPF_DIR;
 
-	if (ns_setup(1) ||
-	    sh("ip -n %1$s link set lo up && "
-	       "ip -n %1$s addr add 10.0.0.1/24 dev hpv0 && "
-	       "ip -n %1$s addr add 10.0.0.2/24 dev hpv1", ns_name)) {
+	if (ns_setup_addrs()) {
 		tap(false, "netns setup");
 		goto out;
 	}
@@ -2902,25 +2962,17 @@ static void netns_reflector_tests(void)
 	double bound;
 	size_t i;
 	bool ok;
-	LIBBPF_OPTS(bpf_tc_hook, ig, .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, to, .handle = 1, .priority = 1);
 
-	if (ns_setup(1) ||
-	    sh("ip -n %1$s link set lo up && "
-	       "ip -n %1$s addr add 10.0.0.1/24 dev hpv0 && "
-	       "ip -n %1$s addr add 10.0.0.2/24 dev hpv1", ns_name)) {
+	if (ns_setup_addrs()) {
 		tap(false, "veth reflector: netns");
 		goto out;
 	}
 	ns_enter();
 	ifindex = if_nametoindex("hpv1");
 	h = hpcc_host__open_and_load();
-	if (h) {
-		ig.ifindex = ifindex;
-		bpf_tc_hook_create(&ig);
-		to.prog_fd = bpf_program__fd(h->progs.hpcc_host);
-		err = bpf_tc_attach(&ig, &to);
-	}
+	if (h)
+		err = tc_prog_attach(ifindex, BPF_TC_INGRESS,
+				     bpf_program__fd(h->progs.hpcc_host));
 	fd = packet_sock("hpv0", true);
 	if (!err)
 		err = tcp_conn(false, peer, 40000, us, 5201, fds);
@@ -3100,10 +3152,6 @@ static void l3_tests(void)
 	uint32_t ifindex = 0, zero = 0, skip[5][2];
 	uint16_t cport, sport;
 	int t0 = -1, t1 = -1, err = -1, hc, sc, v6, cfd, lfd, fds[3], i;
-	LIBBPF_OPTS(bpf_tc_hook, eg, .attach_point = BPF_TC_EGRESS);
-	LIBBPF_OPTS(bpf_tc_hook, ig, .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, so, .handle = 1, .priority = 1);
-	LIBBPF_OPTS(bpf_tc_opts, ho, .handle = 1, .priority = 1);
 	bool ok;
 
 	if (access("/dev/net/tun", R_OK | W_OK)) {
@@ -3131,11 +3179,10 @@ static void l3_tests(void)
 				    &ifindex, &pcfg, BPF_ANY);
 		bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_host_cfg), &zero,
 				    &hcfg, BPF_ANY);
-		eg.ifindex = ig.ifindex = ifindex;
-		bpf_tc_hook_create(&eg);
-		so.prog_fd = bpf_program__fd(s->progs.hpcc_switch);
-		ho.prog_fd = bpf_program__fd(h->progs.hpcc_host);
-		err = bpf_tc_attach(&eg, &so) || bpf_tc_attach(&ig, &ho);
+		err = tc_prog_attach(ifindex, BPF_TC_EGRESS,
+				     bpf_program__fd(s->progs.hpcc_switch)) ||
+		      tc_prog_attach(ifindex, BPF_TC_INGRESS,
+				     bpf_program__fd(h->progs.hpcc_host));
 	}
 	ns_leave();
 	if (err || sh("ip -n %1$s link set lo up && "
@@ -3389,11 +3436,7 @@ static void edge_tests(void)
 	struct pkt in, out;
 	uint32_t if0 = 0, if1 = 0;
 	int fe = -1, fi = -1, err = -1, sc;
-	LIBBPF_OPTS(bpf_tc_hook, eg0, .attach_point = BPF_TC_EGRESS);
-	LIBBPF_OPTS(bpf_tc_hook, ig0, .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_hook, eg1, .attach_point = BPF_TC_EGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, so, .handle = 1, .priority = 1);
-	LIBBPF_OPTS(bpf_tc_opts, eo, .handle = 1, .priority = 1);
+	int swp, ein;
 	bool ok;
 
 	/* MAC b on the router's side, MAC a beyond: pkt_build()'s frames
@@ -3429,16 +3472,11 @@ static void edge_tests(void)
 		sc = bpf_map__fd(s->maps.hpcc_port_cfg);
 		bpf_map_update_elem(sc, &if1, &pcfg, BPF_ANY);
 		bpf_map_update_elem(sc, &if0, &ecfg, BPF_ANY);
-		eg0.ifindex = ig0.ifindex = if0;
-		eg1.ifindex = if1;
-		bpf_tc_hook_create(&eg0);
-		bpf_tc_hook_create(&eg1);
-		so.prog_fd = bpf_program__fd(s->progs.hpcc_switch);
-		eo.prog_fd = bpf_program__fd(s->progs.hpcc_edge_in);
-		err = bpf_tc_attach(&eg0, &so);
-		so.prog_id = 0;
-		err = err || bpf_tc_attach(&eg1, &so) ||
-		      bpf_tc_attach(&ig0, &eo);
+		swp = bpf_program__fd(s->progs.hpcc_switch);
+		ein = bpf_program__fd(s->progs.hpcc_edge_in);
+		err = tc_prog_attach(if0, BPF_TC_EGRESS, swp) ||
+		      tc_prog_attach(if1, BPF_TC_EGRESS, swp) ||
+		      tc_prog_attach(if0, BPF_TC_INGRESS, ein);
 	}
 	fe = packet_sock("e1", true);
 	fi = packet_sock("i1", true);

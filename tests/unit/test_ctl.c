@@ -138,19 +138,21 @@ static void test_probes(void)
 	int i;
 
 	memset(&s, 0, sizeof(s));
-	tap_ok(hpcc_ctl_probe_due(&s, 5, true) &&
-	       !hpcc_ctl_probe_due(&s, 5, false),
+	tap_ok(hpcc_ctl_probe_due(&s, &params, 5, 1000, true, 0) &&
+	       !hpcc_ctl_probe_due(&s, &params, 5, 1000, false, 0),
 	       "a probe is due only while data is in flight");
-	hpcc_ctl_probe_sent(&s, 1000, 1000000);
-	tap_ok(s.next_probe_ns == 1000 + 3000000 &&
-	       !hpcc_ctl_probe_due(&s, 1000 + 2999999, true),
+	hpcc_ctl_probe_sent(&s, 1000, 1000000, 77);
+	tap_ok(s.next_probe_ns == 1000 + 3000000 && s.probed &&
+	       s.probe_nxt == 77 &&
+	       !hpcc_ctl_probe_due(&s, &params, 1000 + 2999999, 1000000,
+				   true, 0),
 	       "next probe after 3 srtt");
-	hpcc_ctl_probe_sent(&s, 1000, 10000);
+	hpcc_ctl_probe_sent(&s, 1000, 10000, 0);
 	tap_ok(s.next_probe_ns == 1000 + HPCC_PROBE_MIN_TIMEOUT_NS,
 	       "timeout at least 200 us");
 	for (i = 0; i < 10; i++)
 		hpcc_ctl_probe_lost(&s);
-	hpcc_ctl_probe_sent(&s, 0, 1000000);
+	hpcc_ctl_probe_sent(&s, 0, 1000000, 0);
 	tap_ok(s.unanswered == HPCC_PROBE_MAX_BACKOFF &&
 	       s.next_probe_ns == 3000000ULL << HPCC_PROBE_MAX_BACKOFF,
 	       "losses back off, at most 2^6 timeouts");
@@ -243,6 +245,146 @@ static void test_bounds(void)
 	hpcc_ctl_fallback(&s, &cwnd, &ssthresh);
 	tap_ok(cwnd == 400 && ssthresh == 400,
 	       "fallback from a large window: congestion avoidance from it");
+}
+
+/* The dynamics mechanisms, each against its off value (the draft). */
+static void test_start(void)
+{
+	struct hpcc_ctl_params p = params;
+	struct hpcc_tcp_view v = {
+		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
+		.min_rtt_us = 1000, .srtt_ns = 1000000,
+	};
+	struct hpcc_sample L[1];
+	struct hpcc_ctl s;
+
+	memset(&s, 0, sizeof(s));
+	tap_ok(hpcc_ctl_start_cwnd(&s, &p, 30) == 30,
+	       "start_hold 0: slow start is the stack's");
+	p.start_hold = 1;
+	tap_ok(hpcc_ctl_start_cwnd(&s, &p, 30) == HPCC_INIT_CWND &&
+	       hpcc_ctl_start_cwnd(&s, &p, 4) == 4,
+	       "start_hold: a new flow keeps to the initial window");
+	s.unanswered = 1;
+	tap_ok(hpcc_ctl_start_cwnd(&s, &p, 30) == 30,
+	       "start_hold: released once the first probe is lost");
+	s.unanswered = 0;
+	s.started = true;
+	tap_ok(hpcc_ctl_start_cwnd(&s, &p, 30) == 30,
+	       "start_hold: never after telemetry has run");
+
+	memset(&s, 0, sizeof(s));
+	tap_ok(!hpcc_ctl_probe_first(&s, &params),
+	       "probe_first 0: no probe with the first data");
+	p.probe_first = 1;
+	tap_ok(hpcc_ctl_probe_first(&s, &p), "probe_first: a new flow probes at once");
+	hpcc_ctl_probe_sent(&s, 1000, 1000000, 0);
+	tap_ok(!hpcc_ctl_probe_first(&s, &p), "probe_first: only the first probe");
+
+	/* first_bound: an idle path, 10000 bytes in flight, B T = 125000 */
+	L[0] = hop(1000, 0, 0, 1000);
+	memset(&s, 0, sizeof(s));
+	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000) &&
+	       s.law.w == W(125000), "first_bound 0: the first W is B T");
+	p.first_bound = 2;
+	memset(&s, 0, sizeof(s));
+	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000) &&
+	       s.law.w == W(20000), "first_bound 2: at most 2 x in flight");
+	v.srtt_ns = 4000000;	/* a queue: srtt 4 T */
+	memset(&s, 0, sizeof(s));
+	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000) &&
+	       s.law.w > W(4999) && s.law.w < W(5001),
+	       "first_bound: R within the rate delivered, 2 x 10000 x T / srtt");
+	p.first_bound = 1000;
+	memset(&s, 0, sizeof(s));
+	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000) &&
+	       s.law.w == W(125000), "first_bound: never above the law's own start");
+}
+
+static void test_probe_cost(void)
+{
+	struct hpcc_ctl_params p = params;
+	uint32_t need = HPCC_PROBE_WIRE_BYTES * 2 * 1000 / 20;
+	struct hpcc_ctl s;
+
+	memset(&s, 0, sizeof(s));
+	p.probe_cost = 20;
+	hpcc_ctl_probe_sent(&s, 0, 1000000, 1000);
+	s.next_probe_ns = 0;
+	tap_ok(hpcc_ctl_probe_due(&s, &p, 10, 1000000, true, 1000),
+	       "probe_cost: a flow without an estimate probes at once");
+	s.telemetry = true;
+	s.last_report_ns = 10;
+	tap_ok(!hpcc_ctl_probe_due(&s, &p, 10, 1000000, true, 1000 + need - 1) &&
+	       hpcc_ctl_probe_due(&s, &p, 10, 1000000, true, 1000 + need),
+	       "probe_cost: the next probe after %u bytes sent", need);
+	tap_ok(hpcc_ctl_probe_due(&s, &p, 10 + 6 * 1000000, 1000000, true, 1001) &&
+	       !hpcc_ctl_probe_due(&s, &p, 9 + 6 * 1000000, 1000000, true, 1001),
+	       "probe_cost: never later than telemetry_timeout - 2 RTTs");
+	tap_ok(hpcc_ctl_probe_due(&s, &params, 10, 1000000, true, 1001),
+	       "probe_cost 0: one per RTT whatever was sent");
+	s.unanswered = 1;
+	tap_ok(hpcc_ctl_probe_due(&s, &p, 10, 1000000, true, 1001),
+	       "probe_cost: a lost probe is retried on the time rule alone");
+}
+
+static void test_compete(void)
+{
+	struct hpcc_ctl_params p = params;
+	struct hpcc_tcp_view v = {
+		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
+		.min_rtt_us = 1000, .srtt_ns = 1000000,
+	};
+	struct hpcc_sample L[1];
+	struct hpcc_ctl s;
+	uint64_t t = 1000, tx = 0;
+	int i, fired = 0;
+
+	p.compete_rtts = 3;
+	p.compete_queue = 1000;
+	p.compete_hold = 100;
+	memset(&s, 0, sizeof(s));
+	/* B T = 125000: a standing queue of 200000 bytes */
+	for (i = 0; i < 2; i++, t += 1000000, tx += 125000) {
+		L[0] = hop(t, tx, 200000, 1000);
+		hpcc_ctl_report(&s, &p, &v, L, 1, 40000, t);
+		fired |= !!(s.events & HPCC_EV_COMPETE);
+	}
+	tap_ok(!fired && s.telemetry && s.standing == 2,
+	       "compete: not before compete_rtts reports with a standing queue");
+	L[0] = hop(t, tx, 200000, 1000);
+	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, t) &&
+	       (s.events & HPCC_EV_COMPETE) && !s.telemetry && s.competing &&
+	       s.cwnd_before == (125000 + 200000) / 2 / 1000 &&
+	       s.compete_until_ns == t + 100 * 1000000ULL,
+	       "compete: the third fires; a fair share of B T + queue, for compete_hold T");
+	t += 1000000;
+	tx += 125000;
+	L[0] = hop(t, tx, 0, 1000);
+	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, t) && !s.telemetry &&
+	       !(s.events & HPCC_EV_COMPETE) && s.last_report_ns == t,
+	       "compete: reports while competing leave the law off");
+	t += 100 * 1000000ULL;
+	L[0] = hop(t, tx, 0, 1000);
+	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, t) && s.telemetry &&
+	       !s.competing, "compete: after compete_hold the law is tried again");
+
+	/* a queue that drains (HPCC's own) never fires */
+	memset(&s, 0, sizeof(s));
+	for (i = 0, fired = 0; i < 20; i++, t += 1000000, tx += 125000) {
+		L[0] = hop(t, tx, i % 3 == 2 ? 0 : 200000, 1000);
+		hpcc_ctl_report(&s, &p, &v, L, 1, 40000, t);
+		fired |= !!(s.events & HPCC_EV_COMPETE);
+	}
+	tap_ok(!fired && s.telemetry, "compete: a queue that drains does not fire");
+	memset(&s, 0, sizeof(s));
+	for (i = 0, fired = 0; i < 20; i++, t += 1000000, tx += 125000) {
+		L[0] = hop(t, tx, 200000, 1000);
+		hpcc_ctl_report(&s, &params, &v, L, 1, 40000, t);
+		fired |= !!(s.events & HPCC_EV_COMPETE);
+	}
+	tap_ok(!fired && s.telemetry && !s.competing,
+	       "compete_rtts 0: never, whatever the queue");
 }
 
 /* One v2 record at 10 Gbit/s as a switch stamps it, plain or
@@ -339,6 +481,9 @@ int main(void)
 	test_probes();
 	test_loss_based();
 	test_bounds();
+	test_start();
+	test_probe_cost();
+	test_compete();
 	test_anon();
 	return tap_done();
 }
