@@ -15,7 +15,7 @@ if ! make -s all >/tmp/hpcc-sim-build.$$ 2>&1; then
 	# A forging receiver (Documentation/tcp_hpcc.rst, "Threat model"): f1's
 # receiver rewrites every response, with the bounds on (the model's
 # defaults: max_capacity 400000, max_growth x2, loss_beta 0.7). Measured
-# 2.04 and 0.09 of the fair share at 100 Mbit/s (demo profile, 8 s).
+# 1.88 and 0.09 of the fair share at 100 Mbit/s (demo profile, 8 s).
 for f in 1 2; do
 	./hpcc-sim --scenario=long --cc=hpcc --profile=demo --forge=$f \
 		--out=$w/forge$f.log
@@ -81,7 +81,7 @@ tap_check "hpcc keeps its queue p99 below 30 KB" [ "$q99" -lt 30000 ]
 # A forging receiver (Documentation/tcp_hpcc.rst, "Threat model"): f1's
 # receiver rewrites every response, with the bounds on (the model's
 # defaults: max_capacity 400000, max_growth x2, loss_beta 0.7). Measured
-# 2.04 and 0.09 of the fair share at 100 Mbit/s (demo profile, 8 s).
+# 1.88 and 0.09 of the fair share at 100 Mbit/s (demo profile, 8 s).
 for f in 1 2; do
 	./hpcc-sim --scenario=long --cc=hpcc --profile=demo --forge=$f \
 		--out=$w/forge$f.log
