@@ -18,6 +18,7 @@
 					 * header (tun, wireguard, ipip...)
 					 */
 #define HPCC_CFG_F_REFLECT	0x0004	/* reflect_rate/_burst are set */
+#define HPCC_CFG_F_PEER		0x0008	/* peer_rate/_burst are set */
 
 /* Probes the receiver turns around, per device, without configuration:
  * as many as a sender's namespace may send at most (tcp_hpcc's
@@ -25,6 +26,15 @@
  */
 #define HPCC_REFLECT_RATE_DEFAULT	100000	/* probes/s */
 #define HPCC_REFLECT_BURST_DEFAULT	1000	/* probes */
+/* And per peer (source address), so that one peer cannot take the
+ * device's whole budget: a quarter of it, so at least four peers are
+ * answered at the device rate while one floods. State for at most
+ * HPCC_REFLECT_PEERS peers (an LRU hash; only peers with a connection to
+ * this host get there, so its size bounds nothing an outsider controls).
+ */
+#define HPCC_PEER_RATE_DEFAULT		25000	/* probes/s */
+#define HPCC_PEER_BURST_DEFAULT		250	/* probes */
+#define HPCC_REFLECT_PEERS		4096
 
 struct hpcc_host_cfg {
 	__u8 probe_dscp;
@@ -37,6 +47,13 @@ struct hpcc_host_cfg {
 	__u32 reflect_rate;
 	__u32 reflect_burst;
 	__u32 reserved;
+	/* Per-peer reflection limit (HPCC_CFG_F_PEER), the same token
+	 * bucket for each source address: peer_rate probes/s (0: no
+	 * per-peer limit), peer_burst (at least 1). Appended: the struct
+	 * was 16 bytes before.
+	 */
+	__u32 peer_rate;
+	__u32 peer_burst;
 };
 
 /* The reflection limit's state: map "hpcc_reflect_tb", ARRAY, one entry.
@@ -47,6 +64,15 @@ struct hpcc_host_cfg {
  */
 struct hpcc_reflect_tb {
 	__u64 tat;
+};
+
+/* The per-peer limit's state: map "hpcc_reflect_peer", LRU_HASH of
+ * HPCC_REFLECT_PEERS, key the probe's source address (an IPv4 address
+ * as ::ffff:a.b.c.d), value a struct hpcc_reflect_tb. A peer evicted
+ * comes back with a full burst; the device limit still holds.
+ */
+struct hpcc_peer_key {
+	__u8 addr[16];
 };
 
 /* Switch port config: map "hpcc_port_cfg", HASH, key __u32 egress ifindex.
@@ -69,6 +95,9 @@ struct hpcc_reflect_tb {
  * queuing" in tcp_hpcc.rst.
  */
 #define HPCC_PORT_F_QOS		0x0010
+#define HPCC_PORT_F_ANON	0x0020	/* anonymised records (ratios only,
+					 * hpcc_stamp_anon()), HPCC_F_ANON
+					 */
 
 struct hpcc_port_cfg {
 	__u32 switch_id;
@@ -224,6 +253,13 @@ enum hpcc_counter {
 	HPCC_CNT_QOS_MARK_LOST,		/* a sample never left the qdisc
 					 * (dropped inside): sampled again
 					 */
+	/* host: the per-peer reflection limit. Appended. */
+	HPCC_CNT_REFLECT_PEER_LIMITED,	/* over its source's rate */
+	/* host: the receiver's tag on a v2 response with MAC. Appended. */
+	HPCC_CNT_REFLECT_SEALED,	/* response sealed under its key */
+	HPCC_CNT_REFLECT_NO_KEY,	/* key_id not set here: reflected
+					 * unsealed (the sender rejects it)
+					 */
 	HPCC_CNT_MAX
 };
 
@@ -270,6 +306,9 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	case HPCC_CNT_QOS_STAMPED:	return "qos_stamped";
 	case HPCC_CNT_QOS_NO_STATE:	return "qos_no_state";
 	case HPCC_CNT_QOS_MARK_LOST:	return "qos_mark_lost";
+	case HPCC_CNT_REFLECT_PEER_LIMITED: return "reflect_peer_limited";
+	case HPCC_CNT_REFLECT_SEALED:	return "reflect_sealed";
+	case HPCC_CNT_REFLECT_NO_KEY:	return "reflect_no_key";
 	}
 	return "?";
 }

@@ -725,6 +725,11 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 	in.ts_ns = bpf_ktime_get_ns();
 	if (cfg->flags & HPCC_PORT_F_QOS)
 		hpcc_qos_fill(cfg, ifindex, &in);
+	if (cfg->flags & HPCC_PORT_F_ANON) {
+		hpcc_stamp_anon(&in, h->version == HPCC_WIRE_V2);
+		if (h->version == HPCC_WIRE_V2)
+			nh.flags |= HPCC_F_ANON;
+	}
 	hpcc_stamp_fill(&hop.rec, &in);
 
 	/* Version 1: a 32-byte record after a 16-byte header; version 2: a

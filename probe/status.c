@@ -191,7 +191,7 @@ static void show_host(const char *dir, const char *dev, const char *label,
 	int ifindex = in_ns ? (int)if_nametoindex(dev) : 0;
 	int fd = pinned_fd(dir, PIN_CFG_HOST);
 	int probe = HPCC_DSCP_PROBE_DEFAULT, resp = HPCC_DSCP_RESPONSE_DEFAULT;
-	char lim[64] = "";
+	char lim[128] = "", plim[64];
 
 	if (fd >= 0 && !bpf_map_lookup_elem(fd, &zero, &cfg) &&
 	    (cfg.flags & HPCC_CFG_F_DSCP)) {
@@ -203,7 +203,12 @@ static void show_host(const char *dir, const char *dev, const char *label,
 	/* A program older than the limit has no such setting. */
 	if (cfg.flags & HPCC_CFG_F_REFLECT) {
 		fmt_reflect(cfg.reflect_rate, cfg.reflect_burst, lim,
-			    sizeof(lim) - 2);
+			    sizeof(plim));
+		strcat(lim, ", ");
+	}
+	if (cfg.flags & HPCC_CFG_F_PEER) {
+		fmt_peer(cfg.peer_rate, cfg.peer_burst, plim, sizeof(plim));
+		strcat(lim, plim);
 		strcat(lim, ", ");
 	}
 	if (ifindex)
@@ -287,10 +292,11 @@ static void show_port(const struct sw *s, __u32 ifindex,
 	if (cfg->flags & HPCC_PORT_F_EDGE)
 		snprintf(edge, sizeof(edge), "edge (tc ingress %s), ",
 			 port_state(in_ns, have, icur, s->edge_prog_id));
-	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u Mbit/s, probe_dscp %u, response_dscp %u, %s%sroot qdisc %s, tc egress %s\n",
+	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u Mbit/s, probe_dscp %u, response_dscp %u, %s%s%sroot qdisc %s, tc egress %s\n",
 	       have ? name : "?", ifindex, cfg->switch_id,
 	       cfg->flags & HPCC_PORT_F_PORT_ID ? cfg->port_id : ifindex,
 	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp, edge,
+	       cfg->flags & HPCC_PORT_F_ANON ? "anonymised, " : "",
 	       cfg->flags & HPCC_PORT_F_RAW_IP ? "raw IP, " : "", qkind,
 	       port_state(in_ns, have, cur, s->prog_id));
 	if (cfg->flags & HPCC_PORT_F_QOS)

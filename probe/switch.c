@@ -218,7 +218,7 @@ static void sw_attach_report(const struct sw_opts *o, int ifindex,
 	       o->dev, o->edge ? " and hpcc_edge_in to its ingress" : "",
 	       o->sid, how, o->have_pid ? o->pid : (__u32)ifindex,
 	       o->rate_mbps, o->probe, o->resp,
-	       o->edge ? edge : "",
+	       o->edge ? edge : o->anon ? ", anonymised records" : "",
 	       raw_ip ? ", raw IP device" : "",
 	       fresh ? "" : " (joined the namespace's instance)");
 	if (o->edge)

@@ -78,7 +78,7 @@ bad:
 
 const char *switch_usage =
 	"Usage: " PROG " [-n NETNS] switch attach DEV --rate RATE [--switch-id N] [--port-id N]\n"
-	"                  [--probe-dscp N] [--response-dscp N]\n"
+	"                  [--probe-dscp N] [--response-dscp N] [--anon]\n"
 	"                  [--qos CLASSID,RATE,DSCP]\n"
 	"       " PROG " [-n NETNS] switch attach DEV --edge [--rate RATE] ...\n"
 	"       " PROG " [-n NETNS] switch detach DEV | --all\n"
@@ -93,6 +93,9 @@ const char *switch_usage =
 	"                   stamped, probes and responses leaving or coming in\n"
 	"                   lose their records, probes coming in are dropped\n"
 	"                   (hpcc_edge_in on DEV's tc ingress); no --rate needed\n"
+	"  --anon           anonymised records (version 2 probes): no capacity,\n"
+	"                   the queue as drain time and the bytes as busy time\n"
+	"                   (ratios); version 1 probes get empty records\n"
 	"  --switch-id N    default: the instance's existing ports' id, else\n"
 	"                   the namespace's lowest non-loopback IPv4 address\n"
 	"                   as a 32-bit number, else a hash of the hostname\n"
@@ -216,6 +219,7 @@ int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		{ "response-dscp", required_argument, NULL, 'r' },
 		{ "edge", no_argument, NULL, 'E' },
 		{ "qos", required_argument, NULL, 'Q' },
+		{ "anon", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -249,6 +253,9 @@ int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		case 'Q':
 			sw_parse_qos(optarg, o);
 			break;
+		case 'A':
+			o->anon = true;
+			break;
 		case 'h':
 			fputs(switch_usage, stdout);
 			return 1;
@@ -281,7 +288,8 @@ void sw_port_cfg(const struct sw_opts *o, bool raw_ip,
 		     (o->have_pid ? HPCC_PORT_F_PORT_ID : 0) |
 		     (raw_ip ? HPCC_PORT_F_RAW_IP : 0) |
 		     (o->edge ? HPCC_PORT_F_EDGE : 0) |
-		     (o->qos_classid ? HPCC_PORT_F_QOS : 0);
+		     (o->qos_classid ? HPCC_PORT_F_QOS : 0) |
+		     (o->anon ? HPCC_PORT_F_ANON : 0);
 	cfg->netns_cookie = netns_cookie();
 	cfg->qos_classid = o->qos_classid;
 	cfg->qos_rate_mbps = o->qos_mbps;

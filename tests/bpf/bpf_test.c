@@ -1278,11 +1278,56 @@ static void test_switch_mac(void)
 	mac_key_set(kfd, 0, NULL);
 
 	/* v2 with a flag not implemented yet: passed, bad_flags. */
-	v2_init(&pr, HPCC_F_ANON, 0);
+	v2_init(&pr, HPCC_F_WANT_WINDOW, 0);
 	v2_frame(&in, false, &pr, HPCC_DSCP_PROBE_DEFAULT);
 	expect_untouched(sw_prog, sw_cnt, &in, TC_ACT_OK, HPCC_CNT_BAD_FLAGS,
-			 "switch, v2 with ANON (not implemented): untouched, "
-			 "bad_flags");
+			 "switch, v2 with WANT_WINDOW (not implemented): "
+			 "untouched, bad_flags");
+
+	/* An anonymised port: ratios only, HPCC_F_ANON; v1 gets nothing. */
+	{
+		struct hpcc_port_cfg c = { .switch_id = 5, .rate_mbps = 1000,
+					   .flags = HPCC_PORT_F_ANON };
+		const uint64_t tx = 0x123456789abull;
+		uint32_t ki = LO_IFINDEX;
+		struct hpcc_probe p1;
+		uint64_t t0, t1;
+
+		bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &ki,
+				    &c, BPF_ANY);
+		qsnap_set(125000, tx);
+		mac_key_set(kfd, 1, mac_key1);
+		v2_init(&pr, HPCC_F_MAC, 1);
+		v2_frame(&in, false, &pr, HPCC_DSCP_PROBE_DEFAULT);
+		t0 = mono_ns();
+		run_prog(sw_prog, &in, &r);
+		t1 = mono_ns();
+		o = payload_v2(&r.out);
+		/* 125000 B at 1000 Mbit/s drain in 1 ms; tx bytes * 8 ns */
+		ok = CHECK(o->hdr.flags == (HPCC_F_MAC | HPCC_F_ANON) &&
+			   o->hdr.nhops == 1, "flags %#x", o->hdr.flags);
+		ok &= hop_ok(&o->hop[0].rec, 5, LO_IFINDEX, 0, 1000000,
+			     tx * 8, t0, t1);
+		ok &= CHECK(hpcc_mac_verify(o, &k) == 0, "chain");
+		ok &= csums_ok(&r.out);
+		tap(ok, "switch, anonymised port, v2: rate 0, queue as drain "
+		    "time (1 ms), bytes as busy time (x8 ns at 1 Gbit/s), "
+		    "ANON set, tagged");
+		probe_init(&p1, 0);
+		probe_frame(&in, false, &p1, HPCC_PROBE_LEN,
+			    HPCC_DSCP_PROBE_DEFAULT);
+		run_prog(sw_prog, &in, &r);
+		tap(hop_ok(&payload_of(&r.out)->hop[0], 5, LO_IFINDEX, 0, 0,
+			   0, t0, mono_ns()) &&
+		    payload_of(&r.out)->hdr.flags == 0,
+		    "switch, anonymised port, v1: an empty record (rate, "
+		    "queue, bytes 0), no flag");
+		c.flags = 0;
+		bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &ki,
+				    &c, BPF_ANY);
+		mac_key_set(kfd, 1, NULL);
+		qsnap_clear();
+	}
 
 	/* Edge port: every v2 record goes, the v2 header's tail stays. */
 	{
@@ -1752,6 +1797,18 @@ static void test_host_responses(void)
 	}
 }
 
+/* Empty a per-peer limit map: every peer starts with a full burst. */
+static void peers_reset(int fd)
+{
+	struct hpcc_peer_key k, next;
+
+	while (!bpf_map_get_next_key(fd, NULL, &next)) {
+		k = next;
+		if (bpf_map_delete_elem(fd, &k))
+			break;
+	}
+}
+
 /* Forget the reflections so far: the limit starts with a full burst. */
 static void tb_reset(void)
 {
@@ -1760,6 +1817,7 @@ static void tb_reset(void)
 
 	bpf_map_update_elem(bpf_map__fd(host->maps.hpcc_reflect_tb), &k, &tb,
 			    BPF_ANY);
+	peers_reset(bpf_map__fd(host->maps.hpcc_reflect_peer));
 }
 
 /* A probe from @saddr:@sport to @daddr:@dport (4 or 16 bytes each). */
@@ -1915,9 +1973,10 @@ static void test_host_open_reflector(void)
 				refl += reflected(&in);
 			t1 = mono_ns();
 			counters_read(host_cnt, now);
-			bound = 100000.0 * (t1 - t0) / 1e9 + 1000 + 1;
+			bound = (double)HPCC_PEER_RATE_DEFAULT * (t1 - t0) /
+				1e9 + HPCC_PEER_BURST_DEFAULT + 1;
 			printf("# %s: %llu of %llu probes reflected in %.1f ms "
-			       "(default limit allows %.0f)\n", ip,
+			       "(default per-peer limit allows %.0f)\n", ip,
 			       (unsigned long long)refl,
 			       (unsigned long long)n, (t1 - t0) / 1e6, bound);
 			ok = CHECK(refl <= bound, "%llu reflected, at most "
@@ -1926,15 +1985,18 @@ static void test_host_open_reflector(void)
 			ok &= CHECK(now[HPCC_CNT_PROBE_REFLECTED] -
 				    before[HPCC_CNT_PROBE_REFLECTED] == refl,
 				    "probe_reflected");
-			ok &= CHECK(now[HPCC_CNT_REFLECT_LIMITED] -
-				    before[HPCC_CNT_REFLECT_LIMITED] ==
-				    n - refl, "reflect_limited %llu",
+			ok &= CHECK(now[HPCC_CNT_REFLECT_PEER_LIMITED] -
+				    before[HPCC_CNT_REFLECT_PEER_LIMITED] ==
+				    n - refl, "reflect_peer_limited %llu",
 				    (unsigned long long)
-				    (now[HPCC_CNT_REFLECT_LIMITED] -
-				     before[HPCC_CNT_REFLECT_LIMITED]));
+				    (now[HPCC_CNT_REFLECT_PEER_LIMITED] -
+				     before[HPCC_CNT_REFLECT_PEER_LIMITED]));
+			ok &= CHECK(now[HPCC_CNT_REFLECT_LIMITED] ==
+				    before[HPCC_CNT_REFLECT_LIMITED],
+				    "reflect_limited moved");
 			tap(ok, "host: %s probe flood for a live connection "
-			    "held to the default reflection rate, the rest "
-			    "counted reflect_limited", ip);
+			    "held to the default per-peer reflection rate, the "
+			    "rest counted reflect_peer_limited", ip);
 			tb_reset();
 		}
 		close(afd);
@@ -1949,7 +2011,8 @@ static void test_host_open_reflector(void)
  */
 static void test_host_reflect_rate(void)
 {
-	struct hpcc_host_cfg c = { .flags = HPCC_CFG_F_REFLECT,
+	struct hpcc_host_cfg c = { .flags = HPCC_CFG_F_REFLECT |
+					    HPCC_CFG_F_PEER,
 				   .reflect_rate = 1000, .reflect_burst = 10 };
 	struct hpcc_host_cfg zero = {};
 	uint64_t before[HPCC_CNT_MAX], now[HPCC_CNT_MAX], t0, t1;
@@ -1989,6 +2052,240 @@ static void test_host_reflect_rate(void)
 	    "host: --reflect-rate 0: no limit");
 	bpf_map_update_elem(fd, &k, &zero, BPF_ANY);
 	tb_reset();
+}
+
+/* A connected pair on IPv4 loopback whose client is bound to @caddr: the
+ * server's socket then has @caddr as its peer. The client's fd, or -1.
+ */
+static int tcp_pair_from(const uint8_t *caddr, uint16_t *cport,
+			 uint16_t *sport, int *lfd_out, int *afd_out)
+{
+	struct sockaddr_in s = { .sin_family = AF_INET }, c = s;
+	socklen_t sl = sizeof(s);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), cfd, one = 1;
+
+	s.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	memcpy(&c.sin_addr, caddr, 4);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (lfd < 0 || bind(lfd, (void *)&s, sl) || listen(lfd, 4) ||
+	    getsockname(lfd, (void *)&s, &sl))
+		return -1;
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (cfd < 0 || bind(cfd, (void *)&c, sizeof(c)) ||
+	    connect(cfd, (void *)&s, sizeof(s)))
+		return -1;
+	sl = sizeof(c);
+	getsockname(cfd, (void *)&c, &sl);
+	*cport = ntohs(c.sin_port);
+	*sport = ntohs(s.sin_port);
+	*lfd_out = lfd;
+	*afd_out = accept(lfd, NULL, NULL);
+	return cfd;
+}
+
+/* The per-peer limit (--peer-rate/--peer-burst): one peer flooding gets
+ * its own burst and rate and no more, and leaves the device's budget to
+ * the others; its refusals are counted apart. Without it (peer rate 0)
+ * the same flood takes the device's whole burst and the second peer is
+ * refused: what the per-device limit alone allowed.
+ */
+static void test_host_reflect_peer(void)
+{
+	static const uint8_t a[4] = { 127, 0, 0, 1 }, b[4] = { 127, 0, 0, 2 };
+	struct hpcc_host_cfg c = { .flags = HPCC_CFG_F_REFLECT |
+					    HPCC_CFG_F_PEER,
+				   .reflect_rate = 1000, .reflect_burst = 40,
+				   .peer_rate = 100, .peer_burst = 10 };
+	struct hpcc_host_cfg zero = {};
+	uint64_t before[HPCC_CNT_MAX], now[HPCC_CNT_MAX], t0, t1;
+	int fd = bpf_map__fd(host->maps.hpcc_host_cfg);
+	int pfd = bpf_map__fd(host->maps.hpcc_reflect_peer);
+	int lfd[2], afd[2], cfd[2], i, n = 200, ra, rb, rb0;
+	uint16_t cport[2], sport[2];
+	struct hpcc_peer_key pk = { .addr = { [10] = 0xff, [11] = 0xff,
+					      127, 0, 0, 2 } };
+	struct hpcc_reflect_tb tb;
+	struct hpcc_probe pr;
+	struct pkt ina, inb;
+	uint32_t k = 0;
+	double bound;
+	bool ok;
+
+	cfd[0] = tcp_pair_from(a, &cport[0], &sport[0], &lfd[0], &afd[0]);
+	cfd[1] = tcp_pair_from(b, &cport[1], &sport[1], &lfd[1], &afd[1]);
+	if (cfd[0] < 0 || cfd[1] < 0) {
+		tap(false, "host: two loopback peers (127.0.0.1, 127.0.0.2)");
+		return;
+	}
+	probe_init(&pr, 1);
+	probe_frame_at(&ina, false, &pr, a, a, cport[0], sport[0]);
+	probe_frame_at(&inb, false, &pr, b, a, cport[1], sport[1]);
+	tb_reset();
+	bpf_map_update_elem(fd, &k, &c, BPF_ANY);
+	counters_read(host_cnt, before);
+	t0 = mono_ns();
+	for (i = 0, ra = 0; i < n; i++)
+		ra += reflected(&ina);
+	t1 = mono_ns();
+	for (i = 0, rb = 0; i < 10; i++)
+		rb += reflected(&inb);
+	counters_read(host_cnt, now);
+	bound = 10 + 100.0 * (t1 - t0) / 1e9 + 1;
+	printf("# peer rate 100/s burst 10, device 1000/s burst 40: peer A "
+	       "%d of %d reflected in %.1f ms (allowed %.0f), then peer B "
+	       "%d of 10\n", ra, n, (t1 - t0) / 1e6, bound, rb);
+	ok = CHECK(ra >= 10 && ra <= bound, "peer A: %d reflected", ra);
+	ok &= CHECK(rb == 10, "peer B: %d of 10 reflected", rb);
+	ok &= CHECK(now[HPCC_CNT_REFLECT_PEER_LIMITED] -
+		    before[HPCC_CNT_REFLECT_PEER_LIMITED] ==
+		    (uint64_t)(n - ra), "reflect_peer_limited");
+	ok &= CHECK(now[HPCC_CNT_REFLECT_LIMITED] ==
+		    before[HPCC_CNT_REFLECT_LIMITED], "reflect_limited moved");
+	ok &= CHECK(!bpf_map_lookup_elem(pfd, &pk, &tb) && tb.tat,
+		    "no state for ::ffff:127.0.0.2");
+	tap(ok, "host: --peer-rate 100 --peer-burst 10: a flooding peer gets "
+	    "its burst and rate, counted reflect_peer_limited; another peer "
+	    "is still answered");
+
+	/* The same flood without the per-peer limit: the device's burst is
+	 * gone, and peer B with it.
+	 */
+	c.peer_rate = 0;
+	tb_reset();
+	bpf_map_update_elem(fd, &k, &c, BPF_ANY);
+	for (i = 0, ra = 0; i < n; i++)
+		ra += reflected(&ina);
+	for (i = 0, rb0 = 0; i < 10; i++)
+		rb0 += reflected(&inb);
+	printf("# --peer-rate 0: peer A %d of %d, then peer B %d of 10\n",
+	       ra, n, rb0);
+	tap(CHECK(ra >= 40 && rb0 < 10, "A %d, B %d", ra, rb0),
+	    "host: --peer-rate 0: one peer takes the device's burst, the "
+	    "other is refused (the per-device limit alone)");
+	bpf_map_update_elem(fd, &k, &zero, BPF_ANY);
+	tb_reset();
+	for (i = 0; i < 2; i++) {
+		close(afd[i]);
+		close(cfd[i]);
+		close(lfd[i]);
+	}
+}
+
+/* A v2 MAC probe from 127.0.0.1:@sport to 127.0.0.1:@dport with @n
+ * records chained under @k (as routers holding the key stamp them).
+ */
+static void mac_probe_at(struct pkt *in, struct hpcc_probe_v2 *pr,
+			 const struct hpcc_sipkey *k, int n, uint16_t sport,
+			 uint16_t dport, uint8_t flags)
+{
+	static const uint8_t lo[4] = { 127, 0, 0, 1 };
+	struct pkt_opts o = {
+		.dscp = HPCC_DSCP_PROBE_DEFAULT, .payload = pr,
+		.paylen = HPCC_PROBE_V2_LEN, .saddr = lo, .daddr = lo,
+		.sport = sport, .dport = dport,
+	};
+	int i;
+
+	v2_init(pr, HPCC_F_MAC, 1);
+	for (i = 0; i < n; i++) {
+		struct hpcc_hop_v2 *h = &pr->hop[i];
+
+		h->rec.switch_id = htonl(i + 1);
+		h->rec.rate_mbps = htonl(10000);
+		h->rec.qlen = htonl(1000 * (i + 1));
+		h->rec.ts_ns = htobe64(1000000 + i);
+		hpcc_put_be64_wire(&h->tag, hpcc_mac_tag(k, &pr->hdr, i,
+					&h->rec, i ? (const __u8 *)
+					&pr->hop[i - 1].tag : NULL));
+	}
+	pr->hdr.nhops = n;
+	pr->hdr.flags = flags;
+	pkt_build(in, &o);
+}
+
+/* The receiver's tag: a MAC probe's response is sealed (header, nhops
+ * and flags bound to the chain), so that a box without the key cannot
+ * cut trailing records from it; without the key the response goes back
+ * unsealed, counted, and does not verify.
+ */
+static void test_host_mac_seal(void)
+{
+	int kfd = bpf_map__fd(host->maps.hpcc_mac_keys), lfd, afd, cfd, n;
+	uint64_t before[HPCC_CNT_MAX];
+	uint16_t cport, sport;
+	struct hpcc_probe_v2 pr, q;
+	struct hpcc_sipkey k;
+	struct pkt in;
+	struct run r;
+	bool ok;
+
+	cfd = tcp_pair_from((const uint8_t[]){ 127, 0, 0, 1 }, &cport, &sport,
+			    &lfd, &afd);
+	if (cfd < 0) {
+		tap(false, "host: loopback pair for the MAC tests");
+		return;
+	}
+	hpcc_sipkey_of(&k, mac_key1);
+	mac_key_set(kfd, 1, mac_key1);
+	for (n = 0; n <= HPCC_MAX_HOPS + 1; n += 3) {
+		mac_probe_at(&in, &pr, &k, n == 9 ? 8 : n, cport, sport,
+			     HPCC_F_MAC);
+		tb_reset();
+		counters_read(host_cnt, before);
+		run_prog(host_prog, &in, &r);
+		memcpy(&q, payload_v2(&r.out), sizeof(q));
+		ok = CHECK(!r.err && r.retval == TC_ACT_REDIRECT, "ret %d",
+			   r.retval);
+		ok &= CHECK(csums_ok(&r.out), "checksums");
+		ok &= CHECK(q.hdr.flags == (HPCC_F_MAC | HPCC_F_RESPONSE),
+			    "flags %#x", q.hdr.flags);
+		ok &= CHECK(hpcc_mac_verify(&q, &k) == 0, "does not verify");
+		ok &= counters_moved(host_cnt, before,
+				     (int[]){ HPCC_CNT_PROBE_REFLECTED,
+					      HPCC_CNT_REFLECT_SEALED, -1 });
+		if (q.hdr.nhops) {
+			q.hdr.nhops--;
+			ok &= CHECK(hpcc_mac_verify(&q, &k) == -EKEYREJECTED,
+				    "nhops - 1 verifies");
+			q.hdr.nhops++;
+		}
+		q.hdr.flags |= HPCC_F_OVERFLOW;
+		ok &= CHECK(hpcc_mac_verify(&q, &k) == -EKEYREJECTED,
+			    "OVERFLOW set verifies");
+		tap(ok, "host: MAC probe with %d records: response sealed "
+		    "(reflect_sealed), verifies; with a record cut or a flag "
+		    "changed it does not", q.hdr.nhops);
+	}
+	/* Plain v2 (no MAC): nothing sealed, the records' tags as they came. */
+	mac_probe_at(&in, &pr, &k, 2, cport, sport, 0);
+	tb_reset();
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &in, &r);
+	ok = CHECK(r.retval == TC_ACT_REDIRECT, "ret %d", r.retval);
+	ok &= CHECK(!memcmp(payload_v2(&r.out)->hop, pr.hop, sizeof(pr.hop)),
+		    "records changed");
+	ok &= counters_moved(host_cnt, before,
+			     (int[]){ HPCC_CNT_PROBE_REFLECTED, -1 });
+	tap(ok, "host: v2 probe without MAC: reflected, not sealed");
+
+	mac_key_set(kfd, 1, NULL);
+	mac_probe_at(&in, &pr, &k, 3, cport, sport, HPCC_F_MAC);
+	tb_reset();
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &in, &r);
+	memcpy(&q, payload_v2(&r.out), sizeof(q));
+	ok = CHECK(r.retval == TC_ACT_REDIRECT && csums_ok(&r.out), "ret %d",
+		   r.retval);
+	ok &= CHECK(hpcc_mac_verify(&q, &k) == -EKEYREJECTED, "verifies");
+	ok &= counters_moved(host_cnt, before,
+			     (int[]){ HPCC_CNT_PROBE_REFLECTED,
+				      HPCC_CNT_REFLECT_NO_KEY, -1 });
+	tap(ok, "host: MAC probe, key not set on the receiver: reflected "
+	    "unsealed (reflect_no_key), the sender's check rejects it");
+	tb_reset();
+	close(afd);
+	close(cfd);
+	close(lfd);
 }
 
 /* Flip @mask in byte @off of a built frame, checksums left as they were. */
@@ -2190,6 +2487,8 @@ static void host_tests(void)
 	test_host_responses();
 	test_host_open_reflector();
 	test_host_reflect_rate();
+	test_host_reflect_peer();
+	test_host_mac_seal();
 	test_host_csum();
 	test_host_vlan();
 	test_malformed(host_prog, host_cnt, "host", TC_ACT_SHOT);
@@ -3140,7 +3439,8 @@ static void netns_reflector_tests(void)
 		  "connection's port not reflected (reflect_no_conn)", spoof,
 		  us, 40000, 5201, 0, HPCC_CNT_REFLECT_NO_CONN },
 	};
-	struct hpcc_host_cfg cfg = { .flags = HPCC_CFG_F_REFLECT,
+	struct hpcc_host_cfg cfg = { .flags = HPCC_CFG_F_REFLECT |
+					      HPCC_CFG_F_PEER,
 				     .reflect_rate = 200, .reflect_burst = 5 };
 	uint64_t before[HPCC_CNT_MAX], now[HPCC_CNT_MAX], t0, t1;
 	struct hpcc_host *h = NULL;
@@ -3946,12 +4246,13 @@ static double bench_fresh(int fd, const struct pkt *in, int n)
 static void bench_host(const struct pkt *data, double f_noop,
 		       double r_noop)
 {
-	struct hpcc_host_cfg cfg = { .flags = HPCC_CFG_F_REFLECT,
+	struct hpcc_host_cfg cfg = { .flags = HPCC_CFG_F_REFLECT |
+					      HPCC_CFG_F_PEER,
 				     .reflect_rate = 1000000000,
 				     .reflect_burst = 1000000 };
 	struct hpcc_reflect_tb full = { .tat = ~0ull >> 2 };
 	struct hpcc_host *h = hpcc_host__open_and_load();
-	double r_data, r_resp, f_probe, r_nosock, r_limited;
+	double r_data, r_resp, f_probe, r_nosock, r_limited, f_peer, r_plim;
 	struct pkt probe, resp, stray;
 	struct hpcc_probe pr;
 	uint32_t zero = 0;
@@ -3975,7 +4276,23 @@ static void bench_host(const struct pkt *data, double f_noop,
 	response_frame(&resp, false, &pr, pkt_ip4_b, pkt_ip4_a, 5299, 40099);
 	r_data = bench_repeat(hfd, data, BENCH_REPEAT);
 	r_resp = bench_repeat(hfd, &resp, BENCH_REPEAT);
-	f_probe = bench_fresh(hfd, &probe, 20000);
+	f_probe = bench_fresh(hfd, &probe, 20000);	/* peer_rate 0: off */
+	/* The per-peer limit on, so high it never refuses: its lookup and
+	 * cmpxchg on every reflected probe; then over its rate.
+	 */
+	cfg.peer_rate = 1000000000;
+	cfg.peer_burst = 1000000;
+	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_host_cfg), &zero, &cfg,
+			    BPF_ANY);
+	f_peer = bench_fresh(hfd, &probe, 20000);
+	cfg.peer_rate = 1;
+	cfg.peer_burst = 1;
+	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_host_cfg), &zero, &cfg,
+			    BPF_ANY);
+	r_plim = bench_repeat(hfd, &probe, BENCH_REPEAT);
+	cfg.peer_rate = 0;
+	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_host_cfg), &zero, &cfg,
+			    BPF_ANY);
 	r_nosock = bench_repeat(hfd, &stray, BENCH_REPEAT);
 	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_reflect_tb), &zero,
 			    &full, BPF_ANY);
@@ -3989,6 +4306,12 @@ static void bench_host(const struct pkt *data, double f_noop,
 	printf("# %-44s %10.1f %+13.1f\n",
 	       "host, probe reflected (fresh skb x20000)", f_probe,
 	       f_probe - f_noop);
+	printf("# %-44s %10.1f %+13.1f\n",
+	       "host, probe reflected, per-peer limit on", f_peer,
+	       f_peer - f_noop);
+	printf("# %-44s %10.1f %+13.1f\n",
+	       "host, probe refused: over its peer's rate", r_plim,
+	       r_plim - r_noop);
 	printf("# %-44s %10.1f %+13.1f\n",
 	       "host, probe refused: no socket (repeat)", r_nosock,
 	       r_nosock - r_noop);
