@@ -415,12 +415,19 @@ def run_metrics(scen, run, env):
     else:
         m.update(new_scenario_metrics(scen, run, env, series))
     m['stall_s'] = stall_seconds(q, 'r2d1', 0, dur)
-    row = run.get('row') or {}
-    if row.get('cc', '').startswith('hpcc') and row.get('probes_sent') not in (None, '', '-'):
-        m['probe_pct'] = probe_pct(float(row['probes_sent']),
-                                   float(row.get('reports_accepted') or 0),
-                                   env.probe_wire, BOTTLENECKS.get(scen, 1), rate, dur)
+    m.update(run_probe_pct(scen, run, env))
     return m
+
+
+def run_probe_pct(scen, run, env):
+    """{'probe_pct': an hpcc run's probe and response bytes, % of its
+    bottlenecks}; {} for other CCs."""
+    row = run.get('row') or {}
+    if not row.get('cc', '').startswith('hpcc') or row.get('probes_sent') in (None, '', '-'):
+        return {}
+    return {'probe_pct': probe_pct(
+        float(row['probes_sent']), float(row.get('reports_accepted') or 0),
+        env.probe_wire, BOTTLENECKS.get(scen, 1), env.rate_bps, run['duration'])}
 
 
 def new_scenario_metrics(scen, run, env, series):
@@ -718,8 +725,20 @@ def issue_targets(pm, hpcc='hpcc', spec=ISSUE_TARGETS):
                 value = peers['hpcc']
         rows.append({'target': tgt, 'label': label, 'scen': where, 'metric': metric,
                      'peers': peers, 'value': value, 'op': op, 'thr': thr,
-                     'met': verdict(value and value['med'], op, thr)})
+                     'met': verdict(value and value['med'], op, thr),
+                     'note': row_note(pm, hpcc, metric, where)})
     return rows
+
+
+def row_note(pm, hpcc, metric, scen):
+    """What a check's label adds: the probe check's worst scenario, the
+    incast floor in ms (median over hpcc's runs)."""
+    if metric == 'probe_pct':
+        return scen or ''
+    if metric == 'fct_p99_floor':
+        st = median_spread(per_rep(pm, 'incast', hpcc, 'fct_floor1_ms').values())
+        return '' if not st else 'floor %.1f ms' % st['med']
+    return ''
 
 
 def target_verdicts(rows):
@@ -754,13 +773,28 @@ def issue_targets_md(rows):
            '|---|---|---|---|---|---|---|---|---|']
     for r in rows:
         thr = '%s %s' % (r['op'], ('%.3g' % r['thr']) if r['thr'] != 1 / 3 else '1/3')
-        label = r['label'] + (' (%s)' % r['scen'] if r['metric'] == 'probe_pct' and r['scen']
-                              else '')
+        label = r['label'] + (' (%s)' % r['note'] if r.get('note') else '')
         out.append('| %d | %s | %s | %s | %s | %s | %s | %s | %s |' % (
             r['target'], label, *(fmt_ms(r['peers'].get(cc)) for cc in PEERS),
             fmt_ms(r['value']), thr, word(r['met'])))
     out += ['', 'Per target: ' + '; '.join('%d %s' % (t, word(m)) for t, m in sorted(v.items()))]
     return out
+
+
+def issue_targets_section(rows, env):
+    """The report's section on issue 11's targets (Markdown lines)."""
+    return ['', '## Issue 11 targets', '',
+            'Each check: the median over runs (at least 5 for a verdict that '
+            'counts) of hpcc\'s ratio to the peer of the SAME repetition '
+            '(repetitions are interleaved), or of hpcc\'s own value, with its '
+            'spread [min-max] and the number of runs; the columns hpcc..bbr give '
+            'each CC\'s own metric. Jain: mean over 1-second bins of each '
+            'run\'s second half. Incast floor: a burst\'s bytes with headers at '
+            'the link rate plus one base RTT (the handshake). Probe cost: hpcc\'s '
+            'probes and responses (the module\'s ProbesSent and ReportsAccepted, '
+            '%d bytes each on Ethernet) over the bottleneck links\' capacity '
+            '(2 links for websearch and parking). Reported, never asserted.' %
+            env.probe_wire, ''] + issue_targets_md(rows)
 
 
 def issue_targets_text(rows):
@@ -769,8 +803,7 @@ def issue_targets_text(rows):
             'of hpcc\'s per-repetition ratio or value; reported, not asserted\n')
     for r in rows:
         thr = '%s %.3g' % (r['op'], r['thr'])
-        label = r['label'] + (' (%s)' % r['scen'] if r['metric'] == 'probe_pct' and r['scen']
-                              else '')
+        label = r['label'] + (' (%s)' % r['note'] if r.get('note') else '')
         text += '%d %-48s %-30s %-9s %s\n' % (
             r['target'], label, fmt_ms(r['value']), thr,
             'not measured' if r['met'] is None else ('met' if r['met'] else 'MISSED'))
@@ -1021,6 +1054,14 @@ def make_plots(outdir, data, env, ccs, pooled):
 
 # ---- report -------------------------------------------------------------------------
 
+# The environment the report lists (env.csv's keys).
+ENV_KEYS = ('kernel', 'cpus', 'rate_mbit', 'netem_delay_ms', 'base_rtt_ms',
+            'buffer_bytes', 'ecn_k_bytes', 'tbf_burst', 'sample_ms', 'tcpinfo_ms', 'reps',
+            'long_dur', 'incast_dur', 'incast_bursts', 'incast_flows', 'stagger_dur', 'ws_dur',
+            'ws_drain', 'ws_load', 'many_flows', 'many_dur', 'rttf_dur', 'rttf_delay_ms',
+            'park_dur', 'vs_dur', 'jitter_pct', 'seed', 'telemetry', 'hpcc_params')
+
+
 def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
                    per_run_metrics, host, sweep_labels=(), evidence=(), itgts=()):
     e = env.raw
@@ -1036,10 +1077,7 @@ def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
             '| | |', '|---|---|']
     for k, v in host:
         out.append('| %s | %s |' % (k, v))
-    for k in ('kernel', 'cpus', 'rate_mbit', 'netem_delay_ms', 'base_rtt_ms',
-              'buffer_bytes', 'ecn_k_bytes', 'tbf_burst', 'sample_ms', 'tcpinfo_ms', 'reps',
-              'long_dur', 'incast_dur', 'incast_bursts', 'incast_flows', 'stagger_dur', 'ws_dur',
-              'ws_drain', 'ws_load', 'seed', 'telemetry', 'hpcc_params'):
+    for k in ENV_KEYS:
         out.append('| %s | %s |' % (k, e.get(k, '')))
     out += ['', 'Topology: s1..s3 -> r1 -> r2 -> d1,d2 (network namespaces in a '
             'qemu TCG VM, Debian 6.1 kernel); bottlenecks r2->d1, r2->d2: tbf at '
@@ -1055,20 +1093,7 @@ def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
         out.append('| %s | %s | %s | %s |' % (
             name, '-' if v is None else '%.3f' % v, thr,
             'not measured' if met is None else ('met' if met else 'missed')))
-    if itgts:
-        out += ['', '## Issue 11 targets', '',
-                'Each check: the median over runs (at least 5 for a verdict that '
-                'counts) of hpcc\'s ratio to the peer of the SAME repetition '
-                '(repetitions are interleaved), or of hpcc\'s own value, with its '
-                'spread [min-max] and the number of runs; the columns hpcc..bbr give '
-                'each CC\'s own metric. Jain: mean over 1-second bins of each '
-                'run\'s second half. Incast floor: a burst\'s bytes with headers at '
-                'the link rate plus one base RTT (the handshake). Probe cost: hpcc\'s '
-                'probes and responses (the module\'s ProbesSent and ReportsAccepted, '
-                '%d bytes each on Ethernet) over the bottleneck links\' capacity '
-                '(2 links for websearch and parking). Reported, never asserted.' %
-                env.probe_wire, '']
-        out += issue_targets_md(itgts)
+    out += issue_targets_section(itgts, env) if itgts else []
     if evidence:
         out += ['', '### The missed targets in this run', '',
                 'What this run measured that bears on each missed target; the '

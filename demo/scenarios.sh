@@ -90,6 +90,8 @@ SWEEP=${SWEEP:-"default max_stage=0 max_stage=5 ewma_rtts=1 ewma_rtts=8 w_ai=50 
 SAMPLE_MS=${SAMPLE_MS:-5}	# qdisc sampling period
 TCPINFO_MS=${TCPINFO_MS:-50}	# TCP_INFO sampling period of long flows
 LEAD=0.7			# s between scheduling a run and its t=0
+MANY_LEAD=${MANY_LEAD:-4}	# "many": starting 32 fctgens takes seconds under TCG
+MANY_SAMPLE_MS=${MANY_SAMPLE_MS:-100}	# "many": TCP_INFO period (32 samplers)
 SEED=${SEED:-42}
 FCTGEN=./demo/fctgen
 QSAMPLE=./demo/qsample
@@ -148,7 +150,7 @@ if echo " $CCS " | grep -q ' hpcc '; then
 		TEL=1
 	fi
 	if [ $TEL = 1 ]; then
-		say "hpcc: telemetry attached on 5 hosts and 3 router ports"
+		say "hpcc: telemetry attached on 6 hosts and 3 router ports"
 	else
 		echo "# demo: hpcc: telemetry unavailable ($TEL_WHY): hpcc runs without" \
 			"telemetry, i.e. its Reno fallback, and are labelled hpcc-notel"
@@ -187,7 +189,7 @@ for kv in "profile,$profile" "kernel,$(uname -r)" "cpus,$(nproc)" \
 	"ws_load,$WS_LOAD" "many_flows,$MANY_FLOWS" "many_dur,$MANY_DUR" \
 	"rttf_dur,$RTTF_DUR" "rttf_delay_ms,$RTTF_DELAY_MS" "park_dur,$PARK_DUR" \
 	"vs_dur,$VS_DUR" "jitter_pct,$JITTER_PCT" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
-		for p in *; do printf '%s=%s ' $p "$(cat $p)"; done)"; do
+		for p in *; do [ -r $p ] && printf '%s=%s ' $p "$(cat $p)"; done)"; do
 	emit_row env.csv "$kv"
 done
 emit_row runs.csv "scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s,reports_accepted,reorder,jitter"
@@ -264,11 +266,19 @@ run_scenario() {	# scenario body: sets DUR, starts clients
 				--drain $WS_DRAIN --poisson \
 				$(awk -v l=$WS_LOAD 'BEGIN { printf "%.4f", l / 3 }'),$DC_RATE_MBIT,$WS_DUR
 		done ;;
-	many)
+	many)	# one shell per sender starts its fctgens: one "ip netns
+		# exec" each would take longer than the lead under TCG
 		DUR=$MANY_DUR
-		for i in $(seq 1 $MANY_FLOWS); do
-			start_client m$i s$(((i - 1) % 3 + 1)) -d 10.2.1.1 --long $DUR
-			event 0 join m$i
+		for s in 1 2 3; do
+			cmd=
+			for i in $(seq $s 3 $MANY_FLOWS); do
+				cmd="$cmd $FCTGEN client -p $port -C $cc --t0 $T0 --tag m$i"
+				cmd="$cmd --samples $R/samples.m$i --sample-ms $MANY_SAMPLE_MS"
+				cmd="$cmd -d 10.2.1.1 --long $DUR >$R/flows.m$i 2>>$R/err &"
+				event 0 join m$i
+			done
+			$IP netns exec s$s sh -c "$cmd wait" &
+			CLIENTS="$CLIENTS $!"
 		done ;;
 	rttfair)
 		DUR=$RTTF_DUR
@@ -311,7 +321,10 @@ run_one() {	# scen cc rep
 	port=$(port_of $cc)
 	seed=$((SEED + 1000 * rep))
 	case $scen in
-	parking) dc_second_bottleneck on || say "parking: second bottleneck setup failed" ;;
+	parking) dc_second_bottleneck on || say "parking: second bottleneck setup failed"
+		if [ $cc = hpcc ] && [ $TEL = 1 ]; then
+			dc_r1r2_rate ${DC_RATE_MBIT}mbit || say "parking: r1r2 telemetry failed"
+		fi ;;
 	rttfair) $TC -n r1 qdisc change dev r1s2 root netem delay ${RTTF_DELAY_MS}ms limit 10000 ;;
 	jlong | jwebsearch) dc_jitter on $JITTER_PCT || say "jitter setup failed"
 		jit=$DC_JITTER_LINKS ;;
@@ -328,7 +341,7 @@ run_one() {	# scen cc rep
 	fi
 	ro0=$(reorder_events)
 
-	T0=$(add $($FCTGEN now) $LEAD)
+	T0=$(add $($FCTGEN now) $([ $scen = many ] && echo $MANY_LEAD || echo $LEAD))
 	CLIENTS=
 	case $scen in
 	long | sweep | jlong) qdur=$LONG_DUR ;; incast) qdur=$INCAST_DUR ;;
@@ -363,7 +376,8 @@ run_one() {	# scen cc rep
 	fi
 	ro1=$(reorder_events)
 	case $scen in
-	parking) dc_second_bottleneck off || say "parking: restoring r1r2 failed" ;;
+	parking) dc_second_bottleneck off || say "parking: restoring r1r2 failed"
+		[ $TEL = 1 ] && { dc_r1r2_rate 1gbit || say "parking: r1r2 telemetry failed"; } ;;
 	rttfair) $TC -n r1 qdisc change dev r1s2 root netem delay ${DC_DELAY_MS}ms limit 10000 ;;
 	jlong | jwebsearch) dc_jitter off || say "jitter removal failed" ;;
 	esac
@@ -400,7 +414,7 @@ run_one() {	# scen cc rep
 
 # set_params NAME=VALUE[+NAME=VALUE...]: module parameters; "default": all
 # as they were at load time
-PARAMS_AT_LOAD=$(cd $PARAMS 2>/dev/null && for p in *; do echo "$p=$(cat $p)"; done)
+PARAMS_AT_LOAD=$(cd $PARAMS 2>/dev/null && for p in *; do [ -r $p ] && echo "$p=$(cat $p)"; done)
 set_params() {
 	local kv
 	for kv in $([ "$1" = default ] && echo "$PARAMS_AT_LOAD" || echo "$1" | tr + ' '); do

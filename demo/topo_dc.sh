@@ -92,42 +92,49 @@ dc_child() {	# dc_child NS DEV droptail|ecn
 }
 
 # dc_second_bottleneck on|off: r1 -> r2 becomes a bottleneck like r2d_j
-# (tbf DC_RATE_MBIT, same child qdiscs) for the parking lot, with the
-# telemetry re-attached at that rate; off restores the fast hop.
+# (tbf DC_RATE_MBIT, same child qdiscs) for the parking lot; off restores
+# the fast hop. The telemetry's declared rate: dc_r1r2_rate.
 dc_second_bottleneck() {
-	local rate=1gbit
 	if [ $1 = on ]; then
 		$TC -n r1 qdisc replace dev r1r2 root handle 1: tbf \
 			rate ${DC_RATE_MBIT}mbit burst $DC_BURST limit $DC_BUF_BYTES ||
 			return 1
-		DC_SECOND=1 rate=${DC_RATE_MBIT}mbit
+		DC_SECOND=1
 	else
 		$TC -n r1 qdisc del dev r1r2 root 2>/dev/null
 		$TC -n r1 qdisc add dev r1r2 root pfifo limit 1000 || return 1
 		DC_SECOND=0
 	fi
-	if [ "${TEL:-0}" = 1 ]; then
-		$IP netns exec r1 ./probe/hpcc-probe switch detach r1r2 >/dev/null &&
-		$IP netns exec r1 ./probe/hpcc-probe switch attach r1r2 --rate $rate \
-			--switch-id 1 >/dev/null
-	fi
 }
 
-# dc_jitter on|off [PCT]: netem delay jitter on every link (every egress
-# but the bottlenecks' tbf ports, whose reverse direction carries it): a
-# path s_i -> d_j -> s_i crosses 5 jittered egresses (s_i, r1r2, d_j, r2r1,
-# r1s_i), each uniform in [D - J, D + J] with 10 J = PCT% of the base RTT
-# (peak to peak). The mean base RTT is kept: r1s_i's and r2s4's delays lose
-# what the others add (4 J). netem's "rate" (far above the link's) makes
-# each packet leave after the one before it, so jitter never reorders
-# (without it netem's tfifo sorts by send time and reorders).
+# dc_r1r2_rate RATE: re-attach r1r2's telemetry declaring RATE, if it
+# declares another (seconds under TCG: only for the runs that probe)
+DC_R1R2_RATE=1gbit
+dc_r1r2_rate() {
+	[ "$1" = $DC_R1R2_RATE ] && return 0
+	$IP netns exec r1 ./probe/hpcc-probe switch detach r1r2 >/dev/null &&
+	$IP netns exec r1 ./probe/hpcc-probe switch attach r1r2 --rate $1 \
+		--switch-id 1 >/dev/null && DC_R1R2_RATE=$1
+}
+
+# dc_jitter on|off [PCT]: netem delay jitter on every link, in one
+# direction at least: r1 -> r2 (data), r2 -> r1, d_j -> r2 (ACKs), r1 -> s_i
+# and r2 -> s4 (ACKs, with the base RTT's delay). Not on the senders' own
+# egress: TCP small queues allow only ~1 ms of data in a sender's qdisc, and
+# under TCG netem's timer fires milliseconds late, so a netem there
+# throttled cubic to 10-15% of the link (measured). Not on the tbf ports.
+# A path s_i -> d_j -> s_i crosses 4 jittered egresses, each uniform in
+# [D - J, D + J] with 8 J = PCT% of the base RTT (peak to peak); r1 -> s_i
+# and r2 -> s4 lose the 3 J the others add, so the mean base RTT stays.
+# netem's "rate" (far above the link's) makes each packet leave after the
+# one before it, so jitter never reorders (without it netem's tfifo sorts
+# by send time and reorders).
 dc_jitter() {
 	local pct=${2:-20} rtt_us j base ns dev ns_dev
 	rtt_us=$(awk -v d=$DC_DELAY_MS 'BEGIN { printf "%d", d * 1000 + 570 }')
-	j=$((rtt_us * pct / 1000))	# 10 J = pct% of the RTT
-	base=$((DC_DELAY_MS * 1000 - 4 * j))
-	for ns_dev in s1:s1r1 s2:s2r1 s3:s3r1 s4:s4r2 r1:r1r2 r2:r2r1 d1:d1r2 d2:d2r2 \
-		r1:r1s1 r1:r1s2 r1:r1s3 r2:r2s4; do
+	j=$((rtt_us * pct / 800))	# 8 J = pct% of the RTT
+	base=$((DC_DELAY_MS * 1000 - 3 * j))
+	for ns_dev in r1:r1r2 r2:r2r1 d1:d1r2 d2:d2r2 r1:r1s1 r1:r1s2 r1:r1s3 r2:r2s4; do
 		ns=${ns_dev%%:*} dev=${ns_dev#*:}
 		case $1:$dev in
 		on:r1s* | on:r2s4)
@@ -136,7 +143,8 @@ dc_jitter() {
 		on:*)	$TC -n $ns qdisc replace dev $dev root netem delay ${j}us ${j}us \
 				rate 10gbit limit 10000 ;;
 		off:r1s* | off:r2s4)
-			$TC -n $ns qdisc replace dev $dev root netem delay ${DC_DELAY_MS}ms \
+			$TC -n $ns qdisc del dev $dev root 2>/dev/null
+			$TC -n $ns qdisc add dev $dev root netem delay ${DC_DELAY_MS}ms \
 				limit 10000 ;;
 		off:r1r2)
 			$TC -n $ns qdisc del dev $dev root 2>/dev/null
@@ -144,7 +152,9 @@ dc_jitter() {
 		off:*)	$TC -n $ns qdisc del dev $dev root 2>/dev/null; true ;;
 		esac || return 1
 	done
-	DC_JITTER_LINKS=$([ $1 = on ] && echo "J=${j}us D=${base}us")
+	DC_JITTER_LINKS=
+	[ $1 = on ] && DC_JITTER_LINKS="J=${j}us D=${base}us"
+	return 0
 }
 
 # dc_ecn 0|1|2: net.ipv4.tcp_ecn on every host (2 is the kernel default)

@@ -405,8 +405,15 @@ class Issue11(unittest.TestCase):
         self.assertIs(by['drops']['met'], True)
         self.assertEqual(by['drops']['value']['max'], 3)
         self.assertIs(by['floor']['met'], True)
+        self.assertEqual(by['floor']['note'], '')          # no fct_floor1_ms here
+        pm = self.pm()
+        pm[('incast', 'hpcc', 1)]['fct_floor1_ms'] = 92.04
+        self.assertEqual(A.issue_targets(pm, 'hpcc', spec[2:3])[0]['note'], 'floor 92.0 ms')
+        self.assertIn('floor (floor 92.0 ms)', '\n'.join(
+            A.issue_targets_md(A.issue_targets(pm, 'hpcc', spec[2:3]))))
         # the probe check takes the worst scenario's median
         self.assertEqual(by['probe']['scen'], 'parking')
+        self.assertEqual(by['probe']['note'], 'parking')
         self.assertIs(by['probe']['met'], False)
         # park 0.3 0.4 0.45 0.6 0.7: median 0.45 -> missed; cubic's column 0.5
         self.assertAlmostEqual(by['park']['value']['med'], 0.45)
