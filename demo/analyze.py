@@ -755,13 +755,14 @@ def target_verdicts(rows):
     return out
 
 
-def fmt_ms(st, fmt='{:.3g}'):
-    """median [min-max] (n)."""
+def fmt_ms(st):
+    """median [min-max] (n): 3 significant digits, integers from 100."""
     if not st:
         return '-'
-    cell = fmt.format(st['med'])
+    f = lambda x: '%.0f' % x if abs(x) >= 100 else '%.3g' % x
+    cell = f(st['med'])
     if st['n'] > 1:
-        cell += ' [%s-%s]' % (fmt.format(st['min']), fmt.format(st['max']))
+        cell += ' [%s-%s]' % (f(st['min']), f(st['max']))
     return cell + ' (%d)' % st['n']
 
 

@@ -427,6 +427,13 @@ class Issue11(unittest.TestCase):
         self.assertIn('**missed**', md)
         self.assertIn('0.45 [0.3-0.7] (5)', md)
 
+    def test_fmt_ms(self):
+        self.assertEqual(A.fmt_ms({'med': 937.4, 'min': 869, 'max': 1004.6, 'n': 2}),
+                         '937 [869-1005] (2)')
+        self.assertEqual(A.fmt_ms({'med': 0.7531, 'min': 0.7531, 'max': 0.7531, 'n': 1}),
+                         '0.753 (1)')
+        self.assertEqual(A.fmt_ms(None), '-')
+
     def test_verdict_ops(self):
         self.assertIs(A.verdict(1.0, '<', 1.0), False)
         self.assertIs(A.verdict(1.0, '<=', 1.0), True)
