@@ -151,6 +151,12 @@ static __always_inline int hpcc_seal(struct __sk_buff *skb,
 	slot = hpcc_mac_resp_slot(h2.nhops);
 	if (slot >= HPCC_MAX_HOPS)
 		return -1;
+	/* 6.1's verifier loses the bound above on the 64-bit spill of slot
+	 * ("R2 unbounded memory access"): a mask on the whole register, in
+	 * asm so that the compiler cannot drop it as redundant.
+	 */
+	_Static_assert(HPCC_MAX_HOPS == 8, "the mask below is HPCC_MAX_HOPS - 1");
+	asm volatile("%0 &= 7" : "+r"(slot));
 	if (h2.nhops)
 		__builtin_memcpy(last, &pay->hop[slot].tag, 8);
 	hpcc_sipkey_of(&k, mk->key);
