@@ -192,6 +192,7 @@ static inline unsigned int hpcc_ctl_decode(const void *p,
 	const uint8_t *b = (const uint8_t *)p;
 	uint32_t off = sizeof(struct hpcc_hdr), step = sizeof(struct hpcc_hop);
 	unsigned int i, n = b[2];
+	bool anon = b[0] == HPCC_WIRE_V2 && (b[1] & HPCC_F_ANON);
 
 	if (b[0] == HPCC_WIRE_V2) {
 		off = sizeof(struct hpcc_hdr_v2);
@@ -208,6 +209,8 @@ static inline unsigned int hpcc_ctl_decode(const void *p,
 		L[i].qlen = hpcc_get_be32(h + 12);
 		L[i].ts_ns = hpcc_get_be64(h + 16);
 		L[i].tx_bytes = hpcc_get_be64(h + 24);
+		/* ANON: a record without capacity is a ratio record */
+		L[i].anon = anon && !L[i].rate_mbps;
 	}
 	return n;
 }
@@ -251,8 +254,10 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
 }
 
 /* A hop may not claim more capacity than the operator allows: a forged
- * capacity would otherwise set W (up to 4 BDPs of it) and R. Returns the
- * samples to use, capped, in @out.
+ * capacity would otherwise set W (up to 4 BDPs of it) and R. An
+ * anonymised hop claims none: it is taken at that largest capacity, for
+ * the bounds only (the BDP that bounds W, the pacing cap); its U needs
+ * no capacity. Returns the samples to use, capped, in @out.
  */
 static inline const struct hpcc_sample *
 hpcc_ctl_cap(struct hpcc_ctl *s, const struct hpcc_ctl_params *p,
@@ -265,6 +270,8 @@ hpcc_ctl_cap(struct hpcc_ctl *s, const struct hpcc_ctl_params *p,
 		return L;
 	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++) {
 		out[i] = L[i];
+		if (out[i].anon)
+			out[i].rate_mbps = p->max_mbps;
 		if (out[i].rate_mbps > p->max_mbps) {
 			out[i].rate_mbps = p->max_mbps;
 			s->events |= HPCC_EV_CAPPED;

@@ -65,11 +65,12 @@
 /* One hop's telemetry, host byte order. */
 struct hpcc_sample {
 	uint64_t ts_ns;
-	uint64_t tx_bytes;
-	uint32_t qlen;
-	uint32_t rate_mbps;
+	uint64_t tx_bytes;	/* anon: the port's busy time, ns */
+	uint32_t qlen;		/* anon: the queue's drain time, ns */
+	uint32_t rate_mbps;	/* anon: the capacity assumed (bounds only) */
 	uint32_t switch_id;
 	uint32_t port_id;
+	uint32_t anon;		/* an anonymised record (HPCC_F_ANON) */
 };
 
 struct hpcc_law_cfg {
@@ -204,6 +205,23 @@ static inline uint64_t hpcc_queue_u(uint32_t qlen, uint32_t mbps,
 			 (uint64_t)mbps * t_ns, HPCC_U_SHIFT);
 }
 
+/* The same for a sample, anonymised (qlen is the drain time: qlen / T)
+ * or not.
+ */
+static inline uint64_t hpcc_sample_queue_u(const struct hpcc_sample *x,
+					   uint32_t qlen, uint64_t t_ns)
+{
+	if (x->anon)
+		return hpcc_qdiv(qlen, t_ns, HPCC_U_SHIFT);
+	return hpcc_queue_u(qlen, x->rate_mbps, t_ns);
+}
+
+/* Can the law use this sample's queue and rate? B known, or anonymised. */
+static inline bool hpcc_sample_usable(const struct hpcc_sample *x)
+{
+	return x->rate_mbps || x->anon;
+}
+
 /*
  * A new flow's first W. The draft starts at line rate, w_line = B T: right on
  * an idle path, but flows that start together (incast) would each add a
@@ -223,9 +241,9 @@ static inline uint64_t hpcc_law_first_w(const struct hpcc_law_cfg *c,
 	unsigned int i;
 
 	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++) {
-		if (!L[i].rate_mbps || !L[i].qlen)
+		if (!hpcc_sample_usable(&L[i]) || !L[i].qlen)
 			continue;
-		q = hpcc_queue_u(L[i].qlen, L[i].rate_mbps, c->t_ns);
+		q = hpcc_sample_queue_u(&L[i], L[i].qlen, c->t_ns);
 		if (q > qmax)
 			qmax = q;
 	}
@@ -290,16 +308,22 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		uint32_t minq;
 
 		if (i >= s->nhops || p->switch_id != L[i].switch_id ||
-		    p->port_id != L[i].port_id || !L[i].rate_mbps)
+		    p->port_id != L[i].port_id || p->anon != L[i].anon ||
+		    !hpcc_sample_usable(&L[i]))
 			continue;
 		dt = L[i].ts_ns - p->ts_ns;
 		dtx = L[i].tx_bytes - p->tx_bytes;
 		if (!dt || dt > HPCC_MAX_GAP_NS || dtx > HPCC_MAX_DTX_BYTES)
 			continue;
 		minq = L[i].qlen < p->qlen ? L[i].qlen : p->qlen;
-		qterm = hpcc_queue_u(minq, L[i].rate_mbps, c->t_ns);
-		rterm = hpcc_qdiv(dtx * HPCC_MBPS_PER_BYTE_NS,
-				  (uint64_t)L[i].rate_mbps * dt, HPCC_U_SHIFT);
+		qterm = hpcc_sample_queue_u(&L[i], minq, c->t_ns);
+		/* anonymised: d(busy) / d(ts), no B */
+		if (L[i].anon)
+			rterm = hpcc_qdiv(dtx, dt, HPCC_U_SHIFT);
+		else
+			rterm = hpcc_qdiv(dtx * HPCC_MBPS_PER_BYTE_NS,
+					  (uint64_t)L[i].rate_mbps * dt,
+					  HPCC_U_SHIFT);
 		ui = qterm + rterm;
 		if (ui > HPCC_U_MAX || ui < qterm)
 			ui = HPCC_U_MAX;

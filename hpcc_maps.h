@@ -18,6 +18,7 @@
 					 * header (tun, wireguard, ipip...)
 					 */
 #define HPCC_CFG_F_REFLECT	0x0004	/* reflect_rate/_burst are set */
+#define HPCC_CFG_F_PEER		0x0008	/* peer_rate/_burst are set */
 
 /* Probes the receiver turns around, per device, without configuration:
  * as many as a sender's namespace may send at most (tcp_hpcc's
@@ -25,6 +26,15 @@
  */
 #define HPCC_REFLECT_RATE_DEFAULT	100000	/* probes/s */
 #define HPCC_REFLECT_BURST_DEFAULT	1000	/* probes */
+/* And per peer (source address), so that one peer cannot take the
+ * device's whole budget: a quarter of it, so at least four peers are
+ * answered at the device rate while one floods. State for at most
+ * HPCC_REFLECT_PEERS peers (an LRU hash; only peers with a connection to
+ * this host get there, so its size bounds nothing an outsider controls).
+ */
+#define HPCC_PEER_RATE_DEFAULT		25000	/* probes/s */
+#define HPCC_PEER_BURST_DEFAULT		250	/* probes */
+#define HPCC_REFLECT_PEERS		4096
 
 struct hpcc_host_cfg {
 	__u8 probe_dscp;
@@ -37,6 +47,13 @@ struct hpcc_host_cfg {
 	__u32 reflect_rate;
 	__u32 reflect_burst;
 	__u32 reserved;
+	/* Per-peer reflection limit (HPCC_CFG_F_PEER), the same token
+	 * bucket for each source address: peer_rate probes/s (0: no
+	 * per-peer limit), peer_burst (at least 1). Appended: the struct
+	 * was 16 bytes before.
+	 */
+	__u32 peer_rate;
+	__u32 peer_burst;
 };
 
 /* The reflection limit's state: map "hpcc_reflect_tb", ARRAY, one entry.
@@ -47,6 +64,15 @@ struct hpcc_host_cfg {
  */
 struct hpcc_reflect_tb {
 	__u64 tat;
+};
+
+/* The per-peer limit's state: map "hpcc_reflect_peer", LRU_HASH of
+ * HPCC_REFLECT_PEERS, key the probe's source address (an IPv4 address
+ * as ::ffff:a.b.c.d), value a struct hpcc_reflect_tb. A peer evicted
+ * comes back with a full burst; the device limit still holds.
+ */
+struct hpcc_peer_key {
+	__u8 addr[16];
 };
 
 /* Switch port config: map "hpcc_port_cfg", HASH, key __u32 egress ifindex.
@@ -65,6 +91,13 @@ struct hpcc_reflect_tb {
 					 * in are dropped (hpcc_edge_in on
 					 * its ingress), nothing is stamped
 					 */
+/* Stamp hpcc's class (qos_*), not the whole port: "HPCC under QoS
+ * queuing" in tcp_hpcc.rst.
+ */
+#define HPCC_PORT_F_QOS		0x0010
+#define HPCC_PORT_F_ANON	0x0020	/* anonymised records (ratios only,
+					 * hpcc_stamp_anon()), HPCC_F_ANON
+					 */
 
 struct hpcc_port_cfg {
 	__u32 switch_id;
@@ -74,6 +107,16 @@ struct hpcc_port_cfg {
 	__u8 resp_dscp;
 	__u16 flags;			/* HPCC_PORT_F_* */
 	__u64 netns_cookie;		/* 0 = any namespace */
+	/* HPCC_PORT_F_QOS (appended: older instances' entries are 24 bytes
+	 * and refuse these, "switch detach --all" first):
+	 */
+	__u32 qos_classid;		/* hpcc's class (major:minor, tc's
+					 * classid): probes and responses
+					 * get it as skb->priority
+					 */
+	__u32 qos_rate_mbps;		/* its guaranteed rate */
+	__u8 qos_dscp;			/* DSCP of its data (sampling) */
+	__u8 qos_pad[7];
 };
 
 /* Queue snapshots: map "hpcc_qsnap", HASH, key __u32 ifindex, written by
@@ -102,6 +145,37 @@ struct hpcc_qsnap_dev {
 	__u32 flags;			/* HPCC_QSNAP_F_* */
 	struct hpcc_qsnap q[HPCC_MAX_TXQ];
 };
+
+/* QoS class state of a HPCC_PORT_F_QOS port: map "hpcc_qos" (not pinned:
+ * the instance's programs hold it), HASH, key __u32 ifindex, written by
+ * the qdisc tracepoints under the root qdisc's lock, read by the tc
+ * program. A packet is the class's when skb->priority is qos_classid (the
+ * probes and responses the tc program put there) or its DSCP is qos_dscp.
+ * Up to HPCC_QOS_SAMPLES class packets in the queue are sampled: an
+ * enqueue takes a free slot of the ring (skb address, enqueue time), the
+ * dequeue of the oldest sample frees it and publishes its sojourn. In a
+ * standing queue the samples are thus spread over it, and the sojourn
+ * published is that of a packet dequeued at most about 1/HPCC_QOS_SAMPLES
+ * of a sojourn ago.
+ */
+#define HPCC_QOS_SAMPLES	16	/* a power of two */
+
+struct hpcc_qos_state {
+	__u64 enq_bytes;		/* class bytes enqueued (pkt_len) */
+	__u64 deq_bytes;		/* class bytes dequeued, wraps */
+	__u64 sojourn_ns;		/* sojourn of the last sample dequeued */
+	__u64 sojourn_at;		/* when it was dequeued */
+	__u32 sojourn_len;		/* its bytes (pkt_len) */
+	__u32 pad;
+	__u32 head, tail;		/* samples [head, tail), free running */
+	__u64 mark_skb[HPCC_QOS_SAMPLES];	/* sample's skb address */
+	__u64 mark_ns[HPCC_QOS_SAMPLES];	/* its enqueue time */
+};
+
+#define HPCC_QOS_MARK_MAX_NS	1000000000ull	/* the oldest sample is this
+						 * old: it was dropped inside
+						 * the qdisc, forget it
+						 */
 
 /* Counters: map "hpcc_counters", PERCPU_ARRAY of __u64, HPCC_CNT_MAX
  * entries, one instance per object. Each pass/drop reason has its own.
@@ -173,6 +247,19 @@ enum hpcc_counter {
 	HPCC_CNT_MAC_MISSING,		/* kfunc -ENOKEY: untagged report,
 					 * mac_required set
 					 */
+	/* switch: QoS ports (HPCC_PORT_F_QOS). Appended. */
+	HPCC_CNT_QOS_STAMPED,		/* a hop of the class stamped */
+	HPCC_CNT_QOS_NO_STATE,		/* no class state yet: sojourn 0 */
+	HPCC_CNT_QOS_MARK_LOST,		/* a sample never left the qdisc
+					 * (dropped inside): sampled again
+					 */
+	/* host: the per-peer reflection limit. Appended. */
+	HPCC_CNT_REFLECT_PEER_LIMITED,	/* over its source's rate */
+	/* host: the receiver's tag on a v2 response with MAC. Appended. */
+	HPCC_CNT_REFLECT_SEALED,	/* response sealed under its key */
+	HPCC_CNT_REFLECT_NO_KEY,	/* key_id not set here: reflected
+					 * unsealed (the sender rejects it)
+					 */
 	HPCC_CNT_MAX
 };
 
@@ -216,6 +303,12 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	case HPCC_CNT_SWITCH_NO_KEY:	return "switch_no_key";
 	case HPCC_CNT_REJECT_MAC:	return "reject_mac";
 	case HPCC_CNT_MAC_MISSING:	return "mac_missing";
+	case HPCC_CNT_QOS_STAMPED:	return "qos_stamped";
+	case HPCC_CNT_QOS_NO_STATE:	return "qos_no_state";
+	case HPCC_CNT_QOS_MARK_LOST:	return "qos_mark_lost";
+	case HPCC_CNT_REFLECT_PEER_LIMITED: return "reflect_peer_limited";
+	case HPCC_CNT_REFLECT_SEALED:	return "reflect_sealed";
+	case HPCC_CNT_REFLECT_NO_KEY:	return "reflect_no_key";
 	}
 	return "?";
 }

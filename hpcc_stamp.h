@@ -20,6 +20,8 @@
  *   rate_mbps the port's configured capacity B in Mbit/s (0: unknown);
  *   switch_id the operator's node id; port_id the configured id, else the
  *             egress ifindex (hpcc_stamp_port_id()).
+ * On a QoS port (HPCC_PORT_F_QOS) the switch puts hpcc's class in qlen,
+ * tx_bytes and rate_mbps instead (hpcc_switch.bpf.c, hpcc_qos_fill()).
  */
 #ifndef _HPCC_STAMP_H
 #define _HPCC_STAMP_H
@@ -69,6 +71,37 @@ static inline void hpcc_stamp_fill(struct hpcc_hop *hop,
 	hpcc_put_be32(&hop->qlen, in->qlen);
 	hpcc_put_be64(&hop->ts_ns, in->ts_ns);
 	hpcc_put_be64(&hop->tx_bytes, in->tx_bytes);
+}
+
+/*
+ * Anonymised telemetry (the draft's ratios-only records; a port with
+ * HPCC_PORT_F_ANON, wire version 2 with HPCC_F_ANON): no capacity on the
+ * wire; the queue as its drain time and the port's bytes as its
+ * cumulative busy time, both in ns at the port's capacity B:
+ *   qlen     = backlog * 8000 / B_mbps    (ns, saturating at 2^32 - 1)
+ *   tx_bytes = tx_bytes * 8000 / B_mbps   (ns, wraps)
+ * so that u = min(q) / T + d(busy) / d(ts) needs no B. The division is
+ * exact (floor of the whole product) by splitting tx_bytes by B first.
+ * A port without a capacity (B = 0) has neither: both 0. Version 1 has
+ * no such records: its records at such a port are empty (rate, queue and
+ * bytes 0, "unknown", which the law skips).
+ */
+#define HPCC_NS_PER_MBIT_BYTE	8000ULL	/* ns per byte at 1 Mbit/s */
+
+static inline void hpcc_stamp_anon(struct hpcc_stamp_in *in, int v2)
+{
+	__u64 b = in->rate_mbps, q;
+
+	in->rate_mbps = 0;
+	if (!b || !v2) {
+		in->qlen = 0;
+		in->tx_bytes = 0;
+		return;
+	}
+	q = (__u64)in->qlen * HPCC_NS_PER_MBIT_BYTE / b;
+	in->qlen = q > 0xffffffffULL ? 0xffffffffU : (__u32)q;
+	in->tx_bytes = in->tx_bytes / b * HPCC_NS_PER_MBIT_BYTE +
+		       in->tx_bytes % b * HPCC_NS_PER_MBIT_BYTE / b;
 }
 
 enum hpcc_stamp_action {

@@ -67,7 +67,7 @@
  * the wire but refused (-EBADMSG, bad_flags) until they are implemented,
  * so that no program acts on a record whose meaning it does not know.
  */
-#define HPCC_F2_KNOWN		(HPCC_F_KNOWN | HPCC_F_MAC)
+#define HPCC_F2_KNOWN		(HPCC_F_KNOWN | HPCC_F_MAC | HPCC_F_ANON)
 
 /* Domain keys for the MAC: key_id 0 or 1, two live at once for rotation. */
 #define HPCC_MAC_KEYS		2
@@ -243,6 +243,15 @@ static inline __u64 hpcc_mac_tag(const struct hpcc_sipkey *k,
 	return hpcc_siphash24(k, m, HPCC_MAC_MSG_LEN);
 }
 
+static inline void hpcc_put_be64_wire(void *p, __u64 v)
+{
+	__u8 *b = (__u8 *)p;
+	__u32 j;
+
+	for (j = 0; j < 8; j++)
+		b[j] = (__u8)(v >> (56 - 8 * j));
+}
+
 static inline __u64 hpcc_get_be64_wire(const void *p)
 {
 	const __u8 *b = (const __u8 *)p;
@@ -253,28 +262,95 @@ static inline __u64 hpcc_get_be64_wire(const void *p)
 }
 
 /*
+ * The receiver's tag (a v2 response with HPCC_F_MAC): the receiver that
+ * turns a probe around seals the response header, nhops and flags
+ * included, to the chain: R = SipHash-2-4(key[key_id], nonce | send_ns |
+ * 0xffffffff | the 24-byte response header, then 8 zero bytes | tag of
+ * the last record (zero without records)), the same 56-byte message
+ * layout as a record's with position 0xffffffff, which no record has. R
+ * replaces the tag of the last record on the wire (of slot 0 without
+ * records): the verifier recomputes that record's tag from the chain
+ * and compares the wire with R over it. So a box without the key can no
+ * longer cut trailing records (lower nhops) or change a flag of the
+ * response; what it can still do on the forward path, before the
+ * receiver seals, is in tcp_hpcc.rst ("Threat model").
+ */
+#define HPCC_MAC_RESP_POS	0xffffffffu
+
+static inline __u32 hpcc_mac_resp_slot(__u8 nhops)
+{
+	return nhops ? (__u32)nhops - 1 : 0;
+}
+
+static inline __u64 hpcc_mac_resp_tag(const struct hpcc_sipkey *k,
+				      const struct hpcc_hdr_v2 *h,
+				      const __u8 *last_tag)
+{
+	struct hpcc_hop rec;
+	const __u8 *src = (const __u8 *)h;
+	__u8 *dst = (__u8 *)&rec;
+	__u32 j;
+
+	for (j = 0; j < sizeof(rec); j++)
+		dst[j] = j < sizeof(*h) ? src[j] : 0;
+	return hpcc_mac_tag(k, h, HPCC_MAC_RESP_POS, &rec, last_tag);
+}
+
+/*
  * The whole chain of a v2 probe/response with HPCC_F_MAC: 0 if every one
- * of its nhops records carries the tag key @k gives it, else
- * -EKEYREJECTED. Binds each record to the probe (nonce, send_ns), to its
- * position and to every record before it.
+ * of its nhops records carries the tag key @k gives it (and, on a
+ * response, the last record's tag slot the receiver's tag over it),
+ * else -EKEYREJECTED. Binds each record to the probe (nonce, send_ns),
+ * to its position and to every record before it, and a response's
+ * header to all of them.
  */
 static inline int hpcc_mac_verify(const struct hpcc_probe_v2 *p,
 				  const struct hpcc_sipkey *k)
 {
 	const __u8 *prev = 0;
+	__u8 last[8] = { 0 };
 	__u32 i, n = p->hdr.nhops;
+	__u8 resp = (p->hdr.flags & HPCC_F_RESPONSE) != 0;
+	__u64 t;
 
 	if (n > HPCC_MAX_HOPS)
 		return -EKEYREJECTED;
 	for (i = 0; i < n; i++) {
 		const struct hpcc_hop_v2 *h = &p->hop[i];
 
-		if (hpcc_mac_tag(k, &p->hdr, i, &h->rec, prev) !=
-		    hpcc_get_be64_wire(&h->tag))
+		t = hpcc_mac_tag(k, &p->hdr, i, &h->rec, prev);
+		if (resp && i == n - 1) {
+			hpcc_put_be64_wire(last, t);
+			break;
+		}
+		if (t != hpcc_get_be64_wire(&h->tag))
 			return -EKEYREJECTED;
 		prev = (const __u8 *)&h->tag;
 	}
+	if (resp &&
+	    hpcc_mac_resp_tag(k, &p->hdr, last) !=
+	    hpcc_get_be64_wire(&p->hop[hpcc_mac_resp_slot(n)].tag))
+		return -EKEYREJECTED;
 	return 0;
+}
+
+/* Seal response @p in memory as its receiver would (tests, simulation):
+ * its records' chain already in place, HPCC_F_RESPONSE set.
+ */
+static inline void hpcc_mac_seal(struct hpcc_probe_v2 *p,
+				 const struct hpcc_sipkey *k)
+{
+	__u8 last[8] = { 0 };
+	__u32 j, s = hpcc_mac_resp_slot(p->hdr.nhops);
+	__u8 *tag;
+
+	if (s >= HPCC_MAX_HOPS)
+		return;
+	tag = (__u8 *)&p->hop[s].tag;
+	if (p->hdr.nhops)
+		for (j = 0; j < 8; j++)
+			last[j] = tag[j];
+	hpcc_put_be64_wire(tag, hpcc_mac_resp_tag(k, &p->hdr, last));
 }
 
 #endif /* _HPCC_WIRE_H */

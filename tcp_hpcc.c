@@ -123,7 +123,8 @@ static const struct kernel_param_ops hpcc_param_ops = {
 	};								\
 	module_param_cb(name, &hpcc_param_ops, &hpcc_##name##_param, 0644); \
 	__MODULE_INFO(parm, hpcc_##name##_desc,				\
-		      #name ":" desc ", " #lo ".." #hi ", default " #def)
+		      #name ":" desc ", " __stringify(lo) ".." __stringify(hi)	\
+		      ", default " __stringify(def))
 
 HPCC_PARAM(eta, 950, 500, 1000, "target utilisation eta in per mille");
 /* The draft suggests 5, the HPCC paper's simulations ran 0. With a commit

@@ -57,6 +57,25 @@ struct {
 	__type(value, struct hpcc_reflect_tb);
 } hpcc_reflect_tb SEC(".maps");
 
+/* The per-peer reflection limit's state (struct hpcc_peer_key). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, HPCC_REFLECT_PEERS);
+	__type(key, struct hpcc_peer_key);
+	__type(value, struct hpcc_reflect_tb);
+} hpcc_reflect_peer SEC(".maps");
+
+/* The domain's MAC keys, by key_id (wire version 2), for the receiver's
+ * tag: written by "hpcc-probe key set" (the namespace's host key map,
+ * shared by its host instances).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, HPCC_MAC_KEYS);
+	__type(key, __u32);
+	__type(value, struct hpcc_mac_key);
+} hpcc_mac_keys SEC(".maps");
+
 /* Scratch copy of a response for the kfunc (keeps it off the stack);
  * either version, so the larger.
  */
@@ -105,13 +124,58 @@ static __always_inline void hpcc_swap(struct __sk_buff *skb, __u32 off,
 	bpf_skb_store_bytes(skb, off + half, a, half, 0);
 }
 
+/*
+ * A v2 probe with HPCC_F_MAC: seal its response (hpcc_mac_resp_tag(),
+ * hpcc_wire.h) in place of the last record's tag. @pay is the probe's
+ * payload as it came, @nh its response header's first word. Without the
+ * key here the tag is left as it is, counted: the sender rejects it.
+ */
+static __always_inline int hpcc_seal(struct __sk_buff *skb,
+				     const struct hpcc_pkt *p,
+				     const struct hpcc_probe_v2 *pay,
+				     const struct hpcc_hdr_word *nh)
+{
+	struct hpcc_hdr_v2 h2 = pay->hdr;
+	struct hpcc_mac_key *mk;
+	struct hpcc_sipkey k;
+	__u8 last[8] = {}, tag[8];
+	__u32 id = h2.key_id, slot;
+
+	mk = id < HPCC_MAC_KEYS ? bpf_map_lookup_elem(&hpcc_mac_keys, &id) :
+				  NULL;
+	if (!mk || !(mk->flags & HPCC_KEY_F_SET)) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_REFLECT_NO_KEY);
+		return 0;
+	}
+	h2.flags = nh->flags;
+	slot = hpcc_mac_resp_slot(h2.nhops);
+	if (slot >= HPCC_MAX_HOPS)
+		return -1;
+	/* 6.1's verifier loses the bound above on the 64-bit spill of slot
+	 * ("R2 unbounded memory access"): a mask on the whole register, in
+	 * asm so that the compiler cannot drop it as redundant.
+	 */
+	_Static_assert(HPCC_MAX_HOPS == 8, "the mask below is HPCC_MAX_HOPS - 1");
+	asm volatile("%0 &= 7" : "+r"(slot));
+	if (h2.nhops)
+		__builtin_memcpy(last, &pay->hop[slot].tag, 8);
+	hpcc_sipkey_of(&k, mk->key);
+	hpcc_put_be64_wire(tag, hpcc_mac_resp_tag(&k, &h2, last));
+	hpcc_count(&hpcc_counters, HPCC_CNT_REFLECT_SEALED);
+	return hpcc_write_payload(skb, p, sizeof(h2) + slot *
+				  sizeof(struct hpcc_hop_v2) +
+				  HPCC_HOP_V2_TAG_OFF,
+				  (void *)&pay->hop[slot].tag, tag, 8);
+}
+
 /* Turn a probe into its response and send it back. Swapping addresses
  * and ports leaves both checksums' sums unchanged; the DSCP/TTL change
  * is folded into the IPv4 header checksum and the flags byte into TCP's.
  */
 static __always_inline int hpcc_reflect(struct __sk_buff *skb,
 					const struct hpcc_pkt *p,
-					const struct hpcc_hdr *h, __u8 resp_dscp)
+					const struct hpcc_hdr *h, __u8 resp_dscp,
+					const struct hpcc_probe_v2 *pay)
 {
 	struct hpcc_hdr_word ow, nw;
 	struct hpcc_hdr nh;
@@ -141,7 +205,11 @@ static __always_inline int hpcc_reflect(struct __sk_buff *skb,
 	ow = hpcc_hdr_word_of(h);
 	hpcc_respond_hdr(h, &nh);
 	nw = hpcc_hdr_word_of(&nh);
-	return hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw));
+	if (hpcc_write_payload(skb, p, 0, &ow, &nw, sizeof(nw)))
+		return -1;
+	if (h->version == HPCC_WIRE_V2 && (h->flags & HPCC_F_MAC))
+		return hpcc_seal(skb, p, pay, &nw);
+	return 0;
 }
 
 static __always_inline __u32 hpcc_report_counter(int ret)
@@ -221,32 +289,17 @@ static __always_inline __u32 hpcc_reflect_conn(struct __sk_buff *skb,
 	return cnt;
 }
 
-/* The reflection limit (struct hpcc_reflect_tb): may one more probe be
- * answered now? One rate for the device, whichever CPU the probe came
- * in on; the slot is updated with a cmpxchg, and a probe that cannot get
- * in after HPCC_TB_RETRIES tries is refused as over the rate.
+/* One generic cell rate algorithm step on @tb: may one more probe go
+ * now, at @rate probes/s (non-zero) with @burst (non-zero) at once? The
+ * slot is updated with a cmpxchg, and a probe that cannot get in after
+ * HPCC_TB_RETRIES tries is refused as over the rate.
  */
-static __always_inline bool hpcc_reflect_ok(const struct hpcc_host_cfg *cfg)
+static __always_inline bool hpcc_gcra(struct hpcc_reflect_tb *tb, __u64 now,
+				      __u64 rate, __u64 burst)
 {
-	__u64 rate = HPCC_REFLECT_RATE_DEFAULT;
-	__u64 burst = HPCC_REFLECT_BURST_DEFAULT;
-	struct hpcc_reflect_tb *tb;
-	__u64 now, ival, old, tat;
-	__u32 zero = 0, i;
+	__u64 ival = HPCC_NSEC_PER_SEC / rate, old, tat;
+	__u32 i;
 
-	if (cfg && (cfg->flags & HPCC_CFG_F_REFLECT)) {
-		rate = cfg->reflect_rate;
-		burst = cfg->reflect_burst;
-	}
-	if (!rate)
-		return true;
-	if (!burst)
-		burst = 1;
-	tb = bpf_map_lookup_elem(&hpcc_reflect_tb, &zero);
-	if (!tb)
-		return false;
-	ival = HPCC_NSEC_PER_SEC / rate;
-	now = bpf_ktime_get_ns();
 	for (i = 0; i < HPCC_TB_RETRIES; i++) {
 		old = hpcc_read_once_u64(&tb->tat);
 		tat = old > now ? old : now;
@@ -257,6 +310,75 @@ static __always_inline bool hpcc_reflect_ok(const struct hpcc_host_cfg *cfg)
 			return true;
 	}
 	return false;
+}
+
+/* The reflection limit (struct hpcc_reflect_tb): may one more probe be
+ * answered now? One rate for the device, whichever CPU the probe came
+ * in on.
+ */
+static __always_inline bool hpcc_reflect_ok(const struct hpcc_host_cfg *cfg,
+					    __u64 now)
+{
+	__u64 rate = HPCC_REFLECT_RATE_DEFAULT;
+	__u64 burst = HPCC_REFLECT_BURST_DEFAULT;
+	struct hpcc_reflect_tb *tb;
+	__u32 zero = 0;
+
+	if (cfg && (cfg->flags & HPCC_CFG_F_REFLECT)) {
+		rate = cfg->reflect_rate;
+		burst = cfg->reflect_burst;
+	}
+	if (!rate)
+		return true;
+	tb = bpf_map_lookup_elem(&hpcc_reflect_tb, &zero);
+	return tb && hpcc_gcra(tb, now, rate, burst ? burst : 1);
+}
+
+/* The per-peer limit (struct hpcc_peer_key): the same, for the probe's
+ * source address alone. A peer seen for the first time starts with a
+ * full burst; if its slot cannot be created the probe is refused (the
+ * LRU map evicts rather than fails, so this is an allocation failure).
+ */
+static __always_inline bool hpcc_peer_ok(struct __sk_buff *skb,
+					 const struct hpcc_pkt *p,
+					 const struct hpcc_host_cfg *cfg,
+					 __u64 now)
+{
+	__u64 rate = HPCC_PEER_RATE_DEFAULT;
+	__u64 burst = HPCC_PEER_BURST_DEFAULT;
+	struct hpcc_reflect_tb *tb, fresh = {};
+	struct hpcc_peer_key k = {};
+
+	if (cfg && (cfg->flags & HPCC_CFG_F_PEER)) {
+		rate = cfg->peer_rate;
+		burst = cfg->peer_burst;
+	}
+	if (!rate)
+		return true;
+	if (!burst)
+		burst = 1;
+	if (p->ipv6) {
+		if (bpf_skb_load_bytes(skb, p->l3_off +
+				       offsetof(struct hpcc_ip6h, saddr),
+				       k.addr, 16))
+			return false;
+	} else {
+		k.addr[10] = 0xff;
+		k.addr[11] = 0xff;
+		if (bpf_skb_load_bytes(skb, p->l3_off +
+				       offsetof(struct hpcc_iph, saddr),
+				       &k.addr[12], 4))
+			return false;
+	}
+	tb = bpf_map_lookup_elem(&hpcc_reflect_peer, &k);
+	if (!tb) {
+		bpf_map_update_elem(&hpcc_reflect_peer, &k, &fresh,
+				    BPF_NOEXIST);
+		tb = bpf_map_lookup_elem(&hpcc_reflect_peer, &k);
+		if (!tb)
+			return false;
+	}
+	return hpcc_gcra(tb, now, rate, burst);
 }
 
 /* Hand a response, its payload checked and copied to @buf, to the
@@ -351,15 +473,24 @@ int hpcc_host(struct __sk_buff *skb)
 		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p, buf, v2));
 		return TC_ACT_SHOT;
 	}
-	/* A probe: only for a connection of ours, only within the rate. */
+	/* A probe: only for a connection of ours, only within its peer's
+	 * rate (first, so that a peer over it spends none of the device's
+	 * budget), then the device's.
+	 */
 	reason = hpcc_reflect_conn(skb, &p);
-	if (!reason && !hpcc_reflect_ok(cfg))
-		reason = HPCC_CNT_REFLECT_LIMITED;
+	if (!reason) {
+		__u64 now = bpf_ktime_get_ns();
+
+		if (!hpcc_peer_ok(skb, &p, cfg, now))
+			reason = HPCC_CNT_REFLECT_PEER_LIMITED;
+		else if (!hpcc_reflect_ok(cfg, now))
+			reason = HPCC_CNT_REFLECT_LIMITED;
+	}
 	if (reason) {
 		hpcc_count(&hpcc_counters, reason);
 		return TC_ACT_SHOT;
 	}
-	if (hpcc_reflect(skb, &p, &h, dscp.resp)) {
+	if (hpcc_reflect(skb, &p, &h, dscp.resp, buf)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;
 	}

@@ -92,8 +92,19 @@ struct {
 	__type(value, struct hpcc_mac_key);
 } hpcc_mac_keys SEC(".maps");
 
+/* HPCC_PORT_F_QOS ports: the class's state (hpcc_maps.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* ifindex */
+	__type(value, struct hpcc_qos_state);
+} hpcc_qos SEC(".maps");
+
 /* Zero template to create a hpcc_qsnap entry (too big for the stack). */
 static const struct hpcc_qsnap_dev hpcc_qsnap_zero;
+
+/* Zero template to create a hpcc_qos entry. */
+static const struct hpcc_qos_state hpcc_qos_zero;
 
 /* What an edge port leaves of the records: zeros. */
 static const struct hpcc_hop_v2 hpcc_no_hops[HPCC_MAX_HOPS];
@@ -105,6 +116,8 @@ __u32 hpcc_pcpu_n;
 #define barrier()	asm volatile("" ::: "memory")
 #define READ_ONCE_U32(x) (*(volatile __u32 *)&(x))
 #define READ_ONCE_U64(x) (*(volatile __u64 *)&(x))
+#define WRITE_ONCE_U64(x, v) (*(volatile __u64 *)&(x) = (v))
+#define WRITE_ONCE_U32(x, v) (*(volatile __u32 *)&(x) = (v))
 
 #define HPCC_SNAP_RETRIES	4
 
@@ -311,15 +324,165 @@ hpcc_watched(struct net_device *dev, __u32 *ifindex)
 	return cfg;
 }
 
-static __always_inline void hpcc_qdisc_event(struct Qdisc *q,
-					     const struct netdev_queue *txq)
+/* The DSCP of @skb's IP header (at the qdisc: network_header is set);
+ * 0xff for anything else (VLAN-tagged in the frame, ARP...).
+ */
+static __always_inline __u8 hpcc_skb_dscp(struct sk_buff *skb)
 {
+	unsigned char *head = BPF_CORE_READ(skb, head);
+	__u16 nh = BPF_CORE_READ(skb, network_header);
+	__be16 proto = BPF_CORE_READ(skb, protocol);
+	__u8 b[2] = {};
+
+	if (bpf_probe_read_kernel(b, sizeof(b), head + nh))
+		return 0xff;
+	if (proto == bpf_htons(HPCC_ETH_P_IP))
+		return b[1] >> 2;
+	if (proto == bpf_htons(HPCC_ETH_P_IPV6))
+		return (__u8)(((b[0] & 0x0f) << 4) | (b[1] >> 4)) >> 2;
+	return 0xff;
+}
+
+/* Is @skb hpcc's class on a QoS port: put there by the tc program
+ * (probes, responses) or carrying the class's data DSCP?
+ */
+static __always_inline bool hpcc_qos_member(struct sk_buff *skb,
+					    const struct hpcc_port_cfg *cfg)
+{
+	return BPF_CORE_READ(skb, priority) == cfg->qos_classid ||
+	       hpcc_skb_dscp(skb) == cfg->qos_dscp;
+}
+
+static __always_inline struct hpcc_qos_state *hpcc_qos_state(__u32 ifindex)
+{
+	struct hpcc_qos_state *st;
+
+	st = bpf_map_lookup_elem(&hpcc_qos, &ifindex);
+	if (st)
+		return st;
+	bpf_map_update_elem(&hpcc_qos, &ifindex, &hpcc_qos_zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&hpcc_qos, &ifindex);
+}
+
+/* The bytes the qdisc accounts @skb for: qdisc_skb_cb(skb)->pkt_len, the
+ * first word of skb->cb (what the root's bstats.bytes adds up).
+ */
+static __always_inline __u32 hpcc_skb_qlen(struct sk_buff *skb)
+{
+	__u32 len = 0;
+
+	bpf_probe_read_kernel(&len, sizeof(len),
+			      (void *)(hpcc_ptr_u64(skb) +
+				       bpf_core_field_offset(struct sk_buff,
+							     cb)));
+	return len;
+}
+
+/* A class packet enqueued: counted, and sampled if the ring has room
+ * (after forgetting an oldest sample older than HPCC_QOS_MARK_MAX_NS: it
+ * was dropped inside the qdisc). Runs under the root qdisc's lock, as the
+ * dequeue does.
+ */
+static __always_inline void hpcc_qos_enqueue(struct hpcc_qos_state *st,
+					     struct sk_buff *skb)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 h = st->head, t = st->tail;
+
+	__sync_fetch_and_add(&st->enq_bytes, hpcc_skb_qlen(skb));
+	if (t - h >= HPCC_QOS_SAMPLES &&
+	    now - st->mark_ns[h & (HPCC_QOS_SAMPLES - 1)] >
+	    HPCC_QOS_MARK_MAX_NS) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_QOS_MARK_LOST);
+		st->head = ++h;
+	}
+	if (t - h >= HPCC_QOS_SAMPLES)
+		return;
+	st->mark_skb[t & (HPCC_QOS_SAMPLES - 1)] = hpcc_ptr_u64(skb);
+	st->mark_ns[t & (HPCC_QOS_SAMPLES - 1)] = now;
+	st->tail = t + 1;
+}
+
+/* A class packet dequeued: counted; if it is a sample, its sojourn
+ * published and the samples before it (dropped inside the qdisc, or
+ * overtaken) forgotten. The class is a FIFO, so it is almost always the
+ * oldest.
+ */
+static __always_inline void hpcc_qos_dequeue(struct hpcc_qos_state *st,
+					     struct sk_buff *skb, __u64 now)
+{
+	__u32 h = st->head, t = st->tail, i, k, len = hpcc_skb_qlen(skb);
+	__u64 a = hpcc_ptr_u64(skb);
+
+	__sync_fetch_and_add(&st->deq_bytes, len);
+	for (i = 0; i < HPCC_QOS_SAMPLES; i++) {
+		if (h + i == t)
+			return;
+		k = (h + i) & (HPCC_QOS_SAMPLES - 1);
+		if (st->mark_skb[k] != a)
+			continue;
+		WRITE_ONCE_U64(st->sojourn_ns, now - st->mark_ns[k]);
+		WRITE_ONCE_U64(st->sojourn_at, now);
+		WRITE_ONCE_U32(st->sojourn_len, len);
+		if (i)
+			hpcc_count(&hpcc_counters, HPCC_CNT_QOS_MARK_LOST);
+		st->head = h + i + 1;
+		return;
+	}
+}
+
+#define HPCC_QOS_BULK	8	/* skbs of one bulk dequeue looked at */
+
+/* QoS port: account @skb (an enqueue) or the @packets skbs chained from
+ * @skb (a dequeue: the qdisc may hand out a bulk, linked by skb->next).
+ * When the root is empty after a dequeue, so is the class: the counts
+ * are resynchronised (a packet dropped inside the qdisc is never
+ * dequeued).
+ */
+static __always_inline void hpcc_qos_event(struct Qdisc *q,
+					   const struct hpcc_port_cfg *cfg,
+					   __u32 ifindex, struct sk_buff *skb,
+					   int packets)
+{
+	struct hpcc_qos_state *st;
+	__u64 now;
+	int i;
+
+	if (!skb)
+		return;
+	st = hpcc_qos_state(ifindex);
+	if (!st)
+		return;
+	if (packets < 0) {
+		if (hpcc_qos_member(skb, cfg))
+			hpcc_qos_enqueue(st, skb);
+		return;
+	}
+	now = bpf_ktime_get_ns();
+	for (i = 0; i < HPCC_QOS_BULK && i < packets && skb; i++) {
+		if (hpcc_qos_member(skb, cfg))
+			hpcc_qos_dequeue(st, skb, now);
+		skb = BPF_CORE_READ(skb, next);
+	}
+	if (!BPF_CORE_READ(q, qstats.backlog))
+		WRITE_ONCE_U64(st->enq_bytes, READ_ONCE_U64(st->deq_bytes));
+}
+
+/* @packets: -1 for an enqueue of @skb, else a dequeue's count. */
+static __always_inline void hpcc_qdisc_event(struct Qdisc *q,
+					     const struct netdev_queue *txq,
+					     struct sk_buff *skb, int packets)
+{
+	struct hpcc_port_cfg *cfg;
 	struct net_device *dev;
 	__u32 ifindex;
 
 	dev = BPF_CORE_READ(txq, dev);
-	if (!hpcc_watched(dev, &ifindex))
+	cfg = hpcc_watched(dev, &ifindex);
+	if (!cfg)
 		return;
+	if (cfg->flags & HPCC_PORT_F_QOS)
+		hpcc_qos_event(q, cfg, ifindex, skb, packets);
 	hpcc_publish(q, hpcc_ptr_u64(txq), dev, ifindex);
 }
 
@@ -327,7 +490,7 @@ SEC("tp_btf/qdisc_enqueue")
 int BPF_PROG(hpcc_qdisc_enqueue, struct Qdisc *q,
 	     const struct netdev_queue *txq, struct sk_buff *skb)
 {
-	hpcc_qdisc_event(q, txq);
+	hpcc_qdisc_event(q, txq, skb, -1);
 	return 0;
 }
 
@@ -335,7 +498,7 @@ SEC("tp_btf/qdisc_dequeue")
 int BPF_PROG(hpcc_qdisc_dequeue, struct Qdisc *q,
 	     const struct netdev_queue *txq, int packets, struct sk_buff *skb)
 {
-	hpcc_qdisc_event(q, txq);
+	hpcc_qdisc_event(q, txq, skb, packets);
 	return 0;
 }
 
@@ -439,6 +602,57 @@ static __always_inline int hpcc_port_qstats(__u32 ifindex, __u32 *qlen,
 }
 
 /*
+ * HPCC_PORT_F_QOS: what hop @in says about hpcc's class instead of the
+ * port, @in->qlen holding the root's backlog on entry.
+ *  B (rate_mbps): the port's rate when the other classes have nothing
+ *      queued (root backlog = class backlog: the work-conserving
+ *      scheduler gives the class the whole port), else the class's
+ *      guaranteed rate;
+ *  qlen: the sojourn of the last sampled class packet dequeued, as bytes
+ *      at B (sojourn_ns * B / 8000), less that packet's own bytes (a
+ *      shaped class holds a packet for its own tokens too: what waited
+ *      ahead of it is the queue), so that qlen / (B * T) is the queuing
+ *      part of the sojourn over T whatever B is; 0 while the class has
+ *      nothing queued;
+ *  tx_bytes: the bytes dequeued from the class.
+ */
+static __always_inline void hpcc_qos_fill(const struct hpcc_port_cfg *cfg,
+					  __u32 ifindex,
+					  struct hpcc_stamp_in *in)
+{
+	struct hpcc_qos_state *st;
+	__u64 enq, deq, soj, cls, q;
+	__u32 rate, len;
+
+	st = bpf_map_lookup_elem(&hpcc_qos, &ifindex);
+	if (!st) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_QOS_NO_STATE);
+		in->rate_mbps = in->qlen ? cfg->qos_rate_mbps : cfg->rate_mbps;
+		in->qlen = 0;
+		in->tx_bytes = 0;
+		return;
+	}
+	enq = READ_ONCE_U64(st->enq_bytes);
+	deq = READ_ONCE_U64(st->deq_bytes);
+	soj = READ_ONCE_U64(st->sojourn_ns);
+	cls = enq - deq;
+	if ((__s64)cls < 0)
+		cls = 0;
+	if (cls > in->qlen)
+		cls = in->qlen;
+	rate = in->qlen > cls ? cfg->qos_rate_mbps : cfg->rate_mbps;
+	if (!cls)
+		soj = 0;
+	q = soj * rate / 8000;		/* ns x Mbit/s -> bytes */
+	len = READ_ONCE_U32(st->sojourn_len);
+	q = q > len ? q - len : 0;
+	in->qlen = q > 0xffffffffull ? 0xffffffffu : (__u32)q;
+	in->rate_mbps = rate;
+	in->tx_bytes = deq;
+	hpcc_count(&hpcc_counters, HPCC_CNT_QOS_STAMPED);
+}
+
+/*
  * Version 2 with HPCC_F_MAC: the tag of record @slot, hop already filled
  * in wire order, chained to the previous record's tag, under the key the
  * header names. No key for that id here: tag 0, counted; the sender's
@@ -509,6 +723,13 @@ static __always_inline int hpcc_stamp(struct __sk_buff *skb,
 	in.port_id = hpcc_stamp_port_id(cfg->flags, cfg->port_id, ifindex);
 	in.rate_mbps = cfg->rate_mbps;
 	in.ts_ns = bpf_ktime_get_ns();
+	if (cfg->flags & HPCC_PORT_F_QOS)
+		hpcc_qos_fill(cfg, ifindex, &in);
+	if (cfg->flags & HPCC_PORT_F_ANON) {
+		hpcc_stamp_anon(&in, h->version == HPCC_WIRE_V2);
+		if (h->version == HPCC_WIRE_V2)
+			nh.flags |= HPCC_F_ANON;
+	}
 	hpcc_stamp_fill(&hop.rec, &in);
 
 	/* Version 1: a 32-byte record after a 16-byte header; version 2: a
@@ -677,6 +898,11 @@ int hpcc_switch(struct __sk_buff *skb)
 	/* Leaving the domain: records removed, nothing stamped. */
 	if (cfg && (cfg->flags & HPCC_PORT_F_EDGE))
 		return hpcc_edge_strip(skb, &p, &h);
+	/* QoS port: into hpcc's class whatever their DSCP (htb, drr, ets
+	 * take a priority naming one of their classes before any filter).
+	 */
+	if (cfg && (cfg->flags & HPCC_PORT_F_QOS))
+		skb->priority = cfg->qos_classid;
 	if (cls == HPCC_PKT_RESPONSE) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_SWITCH_RESPONSE);
 		return TC_ACT_OK;

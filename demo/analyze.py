@@ -77,7 +77,18 @@ MSS = 1448
 HDR = 66               # Ethernet 14 + IPv4 20 + TCP 32 (timestamps)
 REQ_HDR = 8            # fctgen's size header
 CC_ORDER = ['cubic', 'dctcp', 'bbr', 'hpcc', 'hpcc-notel']
-SCEN_ORDER = ['long', 'incast', 'stagger', 'websearch']
+SCEN_ORDER = ['long', 'incast', 'stagger', 'websearch', 'many', 'rttfair', 'parking',
+              'vscubic', 'vsdctcp', 'jlong', 'jwebsearch']
+# Scenarios analysed like another one (jitter on every link: issue 11's
+# target 7).
+LIKE = {'jlong': 'long', 'jwebsearch': 'websearch'}
+# Bottleneck links each scenario's probes may cross (probe cost per link).
+BOTTLENECKS = {'websearch': 2, 'jwebsearch': 2, 'parking': 2}
+# A probe and its response on Ethernet (IPv4): 326 bytes each in wire
+# version 1 (Documentation/tcp_hpcc.rst), 8 more per hop record in
+# version 2 (24-byte header, 40-byte records).
+PROBE_WIRE = {1: 326, 2: 326 + 8 + 8 * 8}
+BIN_S = 1.0            # Jain's index: bins of 1 s over each run's second half
 # The sensitivity sweep: the long scenario for hpcc once per module parameter
 # setting, labelled hpcc.NAME=VALUE (hpcc.default: the parameters at load).
 SWEEP = 'sweep'
@@ -134,6 +145,52 @@ def jain(xs):
     if not xs or sq == 0:
         return None
     return sum(xs) ** 2 / (len(xs) * sq)
+
+
+def binned_jain(series, t_lo, t_hi, width=BIN_S):
+    """Jain's index of the flows' goodputs in each WIDTH-second bin of
+    [t_lo, t_hi] (series: one [(t, bytes_acked)] per flow; a flow without
+    samples in a bin counts as 0). Bins with no traffic at all are left out;
+    a last bin shorter than WIDTH / 2 too."""
+    out = []
+    t = t_lo
+    while t + width / 2 <= t_hi + 1e-9:
+        b = min(t + width, t_hi)
+        j = jain(goodput_bps(s, t, b) for s in series)
+        if j is not None:
+            out.append(j)
+        t += width
+    return out
+
+
+def half_jain(series, dur, width=BIN_S):
+    """The mean of binned_jain over the run's second half [dur/2, dur]:
+    issue 11's fairness measure. None with fewer than 2 flows or no bins."""
+    if len(series) < 2:
+        return None
+    js = binned_jain(series, dur / 2.0, dur, width)
+    return statistics.fmean(js) if js else None
+
+
+def incast_floor_s(burst_wire, rate_bps, base_rtt_s):
+    """Issue 11's physical floor of an incast burst: its bytes with headers
+    at the link rate plus one handshake RTT."""
+    return base_rtt_s + burst_wire * 8.0 / rate_bps
+
+
+def probe_pct(probes, responses, wire, links, rate_bps, dur):
+    """Probe and response bytes as % of LINKS links of RATE_BPS over DUR s."""
+    if dur <= 0 or links <= 0:
+        return None
+    return 100.0 * (probes + responses) * wire * 8 / (links * rate_bps * dur)
+
+
+def median_spread(values):
+    """{'med', 'min', 'max', 'n'} of the non-None values; None if none."""
+    v = [x for x in values if x is not None]
+    if not v:
+        return None
+    return {'med': statistics.median(v), 'min': min(v), 'max': max(v), 'n': len(v)}
 
 
 def wire_bytes(size):
@@ -276,6 +333,8 @@ class Env:
         self.rate_bps = float(env.get('rate_mbit', 100)) * 1e6
         self.base_rtt = float(env.get('base_rtt_ms') or 5) / 1e3
         self.telemetry = env.get('telemetry') == '1'
+        ver = re.search(r'wire_version=(\d+)', env.get('hpcc_params', ''))
+        self.probe_wire = PROBE_WIRE.get(int(ver.group(1)) if ver else 1, PROBE_WIRE[1])
 
 
 def run_metrics(scen, run, env):
@@ -285,7 +344,8 @@ def run_metrics(scen, run, env):
     q, flows, events = run['queue'], run['flows'], run['events']
     series = flow_series(run['samples'])
     m = {}
-    if scen in ('long', SWEEP):
+    base = LIKE.get(scen, scen)
+    if base in ('long', SWEEP):
         lo, hi = 1.0, dur
         qs = queue_stats(q, 'r2d1', lo, hi, rate) or {}
         gps = [goodput_bps(s, lo, hi) for s in series.values()]
@@ -295,7 +355,8 @@ def run_metrics(scen, run, env):
                   'util': qs.get('util'), 'q_p50_kb': kb(qs.get('q_p50')),
                   'q_p99_kb': kb(qs.get('q_p99')), 'q_max_kb': kb(qs.get('q_max')),
                   'rtt_p50_ms': percentile(rtts, 50), 'rtt_p99_ms': percentile(rtts, 99),
-                  'jain': jain(gps), 'drops': qs.get('drops'), 'marks': qs.get('marks')})
+                  'jain': jain(gps), 'drops': qs.get('drops'), 'marks': qs.get('marks'),
+                  'jain_half': half_jain(list(series.values()), dur)})
     elif scen == 'incast':
         bursts = sorted(float(e['t']) for e in events if e['kind'] == 'burst')
         lo = bursts[0] if bursts else 2.0
@@ -308,7 +369,10 @@ def run_metrics(scen, run, env):
         # bytes at the link rate after a 2-RTT handshake and request
         nb = len(bursts) or 1
         burst_wire = sum(wire_bytes(float(f['size'])) for f in short) / nb
+        floor1 = incast_floor_s(burst_wire, rate, rtt) * 1e3 if short else None
         m.update({'fct_floor_ms': (2 * rtt + burst_wire * 8 / rate) * 1e3 if short else None,
+                  'fct_floor1_ms': floor1,
+                  'fct_p99_floor': ratio(percentile(fcts, 99), floor1),
                   'q_peak_kb': kb(qs.get('q_max')), 'q_p99_kb': kb(qs.get('q_p99')),
                   'drops': qall.get('drops'), 'marks': qall.get('marks'),
                   'fct_p50_ms': percentile(fcts, 50), 'fct_p99_ms': percentile(fcts, 99),
@@ -333,7 +397,7 @@ def run_metrics(scen, run, env):
                   'jain_min': min((j for j in jains if j is not None), default=None),
                   'recovery_rtts_max': None if not rec or None in rec else max(rec),
                   'recovered': sum(r is not None for r in rec), 'leaves': len(rec)})
-    elif scen == 'websearch':
+    elif base == 'websearch':
         # the arrivals' span for utilisation; the whole run for the queue
         arr = float(env.raw.get('ws_dur') or dur)
         qs = [queue_stats(q, d, 0, dur, rate) or {} for d in ('r2d1', 'r2d2')]
@@ -348,7 +412,58 @@ def run_metrics(scen, run, env):
                   'sd_p50': percentile(allsd, 50), 'sd_p99': percentile(allsd, 99),
                   'sd_small_p99': percentile(small, 99),
                   'flows': len(flows), 'unfinished': sum(f['status'] != 'ok' for f in flows)})
+    else:
+        m.update(new_scenario_metrics(scen, run, env, series))
     m['stall_s'] = stall_seconds(q, 'r2d1', 0, dur)
+    m.update(run_probe_pct(scen, run, env))
+    return m
+
+
+def run_probe_pct(scen, run, env):
+    """{'probe_pct': an hpcc run's probe and response bytes, % of its
+    bottlenecks}; {} for other CCs."""
+    row = run.get('row') or {}
+    if not row.get('cc', '').startswith('hpcc') or row.get('probes_sent') in (None, '', '-'):
+        return {}
+    return {'probe_pct': probe_pct(
+        float(row['probes_sent']), float(row.get('reports_accepted') or 0),
+        env.probe_wire, BOTTLENECKS.get(scen, 1), env.rate_bps, run['duration'])}
+
+
+def new_scenario_metrics(scen, run, env, series):
+    """Issue 11's scenarios: many, rttfair, parking, vscubic, vsdctcp."""
+    rate, dur, q = env.rate_bps, run['duration'], run['queue']
+    half = (dur / 2.0, dur)
+    gph = {tag: goodput_bps(s, *half) for tag, s in series.items()}
+    m = {}
+    if scen == 'many':
+        qs = queue_stats(q, 'r2d1', 0, dur, rate) or {}
+        gps = [goodput_bps(s, 1.0, dur) for s in series.values()]
+        m.update({'goodput': sum(gps) / rate if gps else None,
+                  'q_p99_kb': kb(qs.get('q_p99')), 'q_max_kb': kb(qs.get('q_max')),
+                  'util': qs.get('util'), 'drops': qs.get('drops'),
+                  'jain_half': half_jain(list(series.values()), dur),
+                  'flows': len(series)})
+    elif scen == 'rttfair':
+        qs = queue_stats(q, 'r2d1', 0, dur, rate) or {}
+        m.update({'jain_half': half_jain(list(series.values()), dur),
+                  'long_short': ratio(gph.get('long'), gph.get('short')),
+                  'goodput': sum(gph.values()) / rate if gph else None,
+                  'q_p99_kb': kb(qs.get('q_p99'))})
+    elif scen == 'parking':
+        ones = [gph[t] for t in ('one1', 'one2') if t in gph]
+        q1 = queue_stats(q, 'r1r2', 0, dur, rate) or {}
+        q2 = queue_stats(q, 'r2d1', 0, dur, rate) or {}
+        m.update({'park_ratio': ratio(gph.get('two'), statistics.fmean(ones) if ones else None),
+                  'two_mbit': None if 'two' not in gph else gph['two'] / 1e6,
+                  'util_r1r2': q1.get('util'), 'util_r2d1': q2.get('util'),
+                  'q_p99_kb': kb(max((x.get('q_p99') or 0) for x in (q1, q2)))})
+    elif scen in ('vscubic', 'vsdctcp'):
+        qs = queue_stats(q, 'r2d1', 0, dur, rate) or {}
+        t, o = gph.get('t'), gph.get('o')
+        m.update({'share': None if t is None or o is None or t + o == 0 else t / (t + o),
+                  'link_share': None if t is None else t / rate,
+                  'q_p99_kb': kb(qs.get('q_p99')), 'drops': qs.get('drops')})
     return m
 
 
@@ -401,7 +516,37 @@ TABLE = [
     ('websearch', 'flows', 'flows', '{:.0f}'),
     ('websearch', 'unfinished', 'unfinished flows', '{:.0f}'),
     ('websearch', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
+    ('many', 'goodput', 'goodput / link rate', '{:.3f}'),
+    ('many', 'q_p99_kb', 'queue p99 (KB)', '{:.1f}'),
+    ('many', 'q_max_kb', 'queue max (KB)', '{:.1f}'),
+    ('many', 'jain_half', 'Jain, 1 s bins, 2nd half', '{:.3f}'),
+    ('many', 'drops', 'drops', '{:.0f}'),
+    ('many', 'probe_pct', 'probe+response % of link', '{:.2f}'),
+    ('many', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
+    ('rttfair', 'jain_half', 'Jain, 1 s bins, 2nd half', '{:.3f}'),
+    ('rttfair', 'long_short', 'long-RTT / short-RTT rate', '{:.2f}'),
+    ('rttfair', 'goodput', 'goodput / link rate', '{:.3f}'),
+    ('rttfair', 'q_p99_kb', 'queue p99 (KB)', '{:.1f}'),
+    ('rttfair', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
+    ('parking', 'park_ratio', '2-hop / mean 1-hop rate', '{:.2f}'),
+    ('parking', 'two_mbit', '2-hop flow (Mbit/s)', '{:.1f}'),
+    ('parking', 'util_r1r2', 'utilisation r1r2', '{:.3f}'),
+    ('parking', 'util_r2d1', 'utilisation r2d1', '{:.3f}'),
+    ('parking', 'q_p99_kb', 'queue p99, worse hop (KB)', '{:.1f}'),
+    ('parking', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
+    ('vscubic', 'share', 'share vs cubic (drop-tail)', '{:.3f}'),
+    ('vscubic', 'q_p99_kb', 'queue p99 (KB)', '{:.1f}'),
+    ('vscubic', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
+    ('vsdctcp', 'share', 'share vs dctcp (RED-ECN)', '{:.3f}'),
+    ('vsdctcp', 'q_p99_kb', 'queue p99 (KB)', '{:.1f}'),
+    ('vsdctcp', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
 ]
+for _sc in ('jlong', 'jwebsearch'):
+    TABLE += [(_sc, k, lab, f) for sc, k, lab, f in TABLE if sc == LIKE[_sc]]
+TABLE += [(sc, 'probe_pct', 'probe+response % of link', '{:.2f}')
+          for sc in SCEN_ORDER if sc != 'many']
+TABLE += [('long', 'jain_half', 'Jain, 1 s bins, 2nd half', '{:.3f}'),
+          ('incast', 'fct_p99_floor', 'short FCT p99 / floor', '{:.2f}')]
 
 
 def order_ccs(ccs):
@@ -500,6 +645,180 @@ def targets(agg, hpcc):
     return out
 
 
+# ---- issue 11's targets: medians over runs, ratios against the same repetition --
+
+PEERS = ['hpcc', 'dctcp', 'cubic', 'bbr']
+
+
+def per_rep(pm, scen, cc, metric):
+    """{rep: value} of one metric (None values left out)."""
+    return {rep: m[metric] for (sc, c, rep), m in pm.items()
+            if sc == scen and c == cc and m.get(metric) is not None}
+
+
+def paired_ratios(pm, scen, metric, a, b):
+    """A's metric over B's, per repetition present for both (the same run's
+    peer: repetitions are interleaved, so each pair ran side by side)."""
+    va, vb = per_rep(pm, scen, a, metric), per_rep(pm, scen, b, metric)
+    return [va[r] / vb[r] for r in sorted(va) if r in vb and vb[r] != 0]
+
+
+def verdict(value, op, thr):
+    """met (True), missed (False) or not measured (None) for a median."""
+    if value is None:
+        return None
+    return {'<=': value <= thr, '<': value < thr, '>=': value >= thr,
+            '==': value == thr}[op]
+
+
+# (target, label, scenario, metric, kind, peer, op, threshold): kind 'ratio'
+# compares hpcc's metric with PEER's of the same repetition; 'value' takes
+# hpcc's own metric; 'probe' the worst scenario's median probe cost.
+ISSUE_TARGETS = [
+    (1, 'incast: short-flow FCT p99 / dctcp', 'incast', 'fct_p99_ms', 'ratio', 'dctcp', '<=', 0.8),
+    (1, 'incast: peak queue / dctcp', 'incast', 'q_peak_kb', 'ratio', 'dctcp', '<=', 1.0),
+    (1, 'incast: drops', 'incast', 'drops', 'value', None, '==', 0),
+    (1, 'incast: FCT p99 / physical floor', 'incast', 'fct_p99_floor', 'value', None, '<=', 1.3),
+    (2, '32 flows: queue p99 / dctcp', 'many', 'q_p99_kb', 'ratio', 'dctcp', '<=', 1.0),
+    (2, '32 flows: Jain (1 s bins, 2nd half)', 'many', 'jain_half', 'value', None, '>=', 0.95),
+    (2, '32 flows: goodput / cubic', 'many', 'goodput', 'ratio', 'cubic', '>=', 0.9),
+    (2, 'probe+response % of link, worst scenario', None, 'probe_pct', 'probe', None, '<=', 3.0),
+    (3, 'RTTs 5x apart: Jain (1 s bins, 2nd half)', 'rttfair', 'jain_half', 'value', None, '>=', 0.95),
+    (4, 'parking lot: 2-hop / mean 1-hop rate', 'parking', 'park_ratio', 'value', None, '>=', 0.5),
+    (5, 'share against cubic, drop-tail', 'vscubic', 'share', 'value', None, '>=', 1 / 3),
+    (5, 'share against dctcp, RED-ECN', 'vsdctcp', 'share', 'value', None, '>=', 1 / 3),
+    (5, 'alone: long-flow queue p99 / dctcp', 'long', 'q_p99_kb', 'ratio', 'dctcp', '<=', 0.2),
+    (6, 'long: queue p99 / dctcp', 'long', 'q_p99_kb', 'ratio', 'dctcp', '<=', 0.2),
+    (6, 'long: goodput / cubic', 'long', 'goodput', 'ratio', 'cubic', '>=', 0.9),
+    (6, 'websearch: slowdown p99 <100KB / dctcp', 'websearch', 'sd_small_p99', 'ratio', 'dctcp', '<', 1.0),
+    (6, 'websearch: slowdown p99 <100KB / cubic', 'websearch', 'sd_small_p99', 'ratio', 'cubic', '<', 1.0),
+    (7, 'jitter, long: queue p99 / dctcp', 'jlong', 'q_p99_kb', 'ratio', 'dctcp', '<=', 0.2),
+    (7, 'jitter, long: goodput / cubic', 'jlong', 'goodput', 'ratio', 'cubic', '>=', 0.9),
+    (7, 'jitter, websearch: slowdown p99 <100KB / dctcp', 'jwebsearch', 'sd_small_p99', 'ratio', 'dctcp', '<', 1.0),
+    (7, 'jitter, websearch: slowdown p99 <100KB / cubic', 'jwebsearch', 'sd_small_p99', 'ratio', 'cubic', '<', 1.0),
+]
+
+
+def issue_targets(pm, hpcc='hpcc', spec=ISSUE_TARGETS):
+    """Issue 11's targets from the per-run metrics PM {(scen, cc, rep): m}:
+    one row per check, {'target', 'label', 'scen', 'metric', 'peers' (each
+    CC's median_spread of the metric), 'value' (the median_spread of
+    hpcc's per-repetition ratios or values), 'op', 'thr', 'met', 'where'
+    (probe: the worst scenario)}. A check is met when the MEDIAN meets it."""
+    rows = []
+    for tgt, label, scen, metric, kind, peer, op, thr in spec:
+        where = scen
+        if kind == 'probe':
+            worst = None
+            for sc in sorted({k[0] for k in pm}):
+                st = median_spread(per_rep(pm, sc, hpcc, metric).values())
+                if st and (worst is None or st['med'] > worst[1]['med']):
+                    worst = (sc, st)
+            where, value = worst if worst else (None, None)
+            peers = {}
+        else:
+            peers = {cc: median_spread(per_rep(pm, scen, hpcc if cc == 'hpcc' else cc,
+                                               metric).values()) for cc in PEERS}
+            if kind == 'ratio':
+                value = median_spread(paired_ratios(pm, scen, metric, hpcc, peer))
+            else:
+                value = peers['hpcc']
+        rows.append({'target': tgt, 'label': label, 'scen': where, 'metric': metric,
+                     'peers': peers, 'value': value, 'op': op, 'thr': thr,
+                     'met': verdict(value and value['med'], op, thr),
+                     'note': row_note(pm, hpcc, metric, where)})
+    return rows
+
+
+def row_note(pm, hpcc, metric, scen):
+    """What a check's label adds: the probe check's worst scenario, the
+    incast floor in ms (median over hpcc's runs)."""
+    if metric == 'probe_pct':
+        return scen or ''
+    if metric == 'fct_p99_floor':
+        st = median_spread(per_rep(pm, 'incast', hpcc, 'fct_floor1_ms').values())
+        return '' if not st else 'floor %.1f ms' % st['med']
+    return ''
+
+
+def target_verdicts(rows):
+    """{target: True (every check met) | False (one missed) | None}."""
+    out = {}
+    for r in rows:
+        t = r['target']
+        if r['met'] is False:
+            out[t] = False
+        elif r['met'] is None and out.get(t) is not False:
+            out[t] = None
+        else:
+            out.setdefault(t, True)
+    return out
+
+
+def fmt_ms(st):
+    """median [min-max] (n): 3 significant digits, integers from 100."""
+    if not st:
+        return '-'
+    f = lambda x: '%.0f' % x if abs(x) >= 100 else '%.3g' % x
+    cell = f(st['med'])
+    if st['n'] > 1:
+        cell += ' [%s-%s]' % (f(st['min']), f(st['max']))
+    return cell + ' (%d)' % st['n']
+
+
+def issue_targets_md(rows):
+    """Issue 11's target table as Markdown lines."""
+    v = target_verdicts(rows)
+    word = lambda m: 'not measured' if m is None else ('met' if m else '**missed**')
+    out = ['| # | check | hpcc | dctcp | cubic | bbr | hpcc value | threshold | verdict |',
+           '|---|---|---|---|---|---|---|---|---|']
+    for r in rows:
+        thr = '%s %s' % (r['op'], ('%.3g' % r['thr']) if r['thr'] != 1 / 3 else '1/3')
+        label = r['label'] + (' (%s)' % r['note'] if r.get('note') else '')
+        out.append('| %d | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            r['target'], label, *(fmt_ms(r['peers'].get(cc)) for cc in PEERS),
+            fmt_ms(r['value']), thr, word(r['met'])))
+    out += ['', 'Per target: ' + '; '.join('%d %s' % (t, word(m)) for t, m in sorted(v.items()))]
+    return out
+
+
+def issue_targets_section(rows, env):
+    """The report's section on issue 11's targets (Markdown lines)."""
+    return ['', '## Issue 11 targets', '',
+            'Each check: the median over runs (at least 5 for a verdict that '
+            'counts) of hpcc\'s ratio to the peer of the SAME repetition '
+            '(repetitions are interleaved), or of hpcc\'s own value, with its '
+            'spread [min-max] and the number of runs; the columns hpcc..bbr give '
+            'each CC\'s own metric. Jain: mean over 1-second bins of each '
+            'run\'s second half. Incast floor: a burst\'s bytes with headers at '
+            'the link rate plus one base RTT (the handshake). Probe cost: hpcc\'s '
+            'probes and responses (the module\'s ProbesSent and ReportsAccepted, '
+            '%d bytes each on Ethernet) over the bottleneck links\' capacity '
+            '(2 links for websearch and parking). Reported, never asserted.' %
+            env.probe_wire, ''] + issue_targets_md(rows)
+
+
+def issue_targets_text(rows):
+    """The same as plain text for table.txt."""
+    text = ('\n\n== issue 11 targets: hpcc; median [min-max] (runs) of the metric per CC, '
+            'of hpcc\'s per-repetition ratio or value; reported, not asserted\n')
+    for r in rows:
+        thr = '%s %.3g' % (r['op'], r['thr'])
+        label = r['label'] + (' (%s)' % r['note'] if r.get('note') else '')
+        text += '%d %-48s %-30s %-9s %s\n' % (
+            r['target'], label, fmt_ms(r['value']), thr,
+            'not measured' if r['met'] is None else ('met' if r['met'] else 'MISSED'))
+        peers = '  '.join('%s %s' % (cc, fmt_ms(r['peers'].get(cc)))
+                          for cc in PEERS if r['peers'].get(cc))
+        if peers:
+            text += '    %s\n' % peers
+    v = target_verdicts(rows)
+    text += 'per target: ' + ', '.join('%d %s' % (t, 'not measured' if m is None else
+                                                  ('met' if m else 'MISSED'))
+                                       for t, m in sorted(v.items())) + '\n'
+    return text
+
+
 # The sweep's columns: (metric, label, format).
 SWEEP_COLS = [
     ('goodput', 'goodput/link', '{:.3f}'),
@@ -589,7 +908,7 @@ def load(files):
     for r in runs:
         d = '%s/%s/r%s/' % (r['scenario'], r['cc'], r['rep'])
         data[(r['scenario'], r['cc'], int(r['rep']))] = {
-            'duration': float(r['duration']),
+            'duration': float(r['duration']), 'row': r,
             'queue': parse_rows(files.get(d + 'queue.csv', [])),
             'flows': parse_rows(files.get(d + 'flows.csv', [])),
             'samples': parse_rows(files.get(d + 'samples.csv', [])),
@@ -736,8 +1055,16 @@ def make_plots(outdir, data, env, ccs, pooled):
 
 # ---- report -------------------------------------------------------------------------
 
+# The environment the report lists (env.csv's keys).
+ENV_KEYS = ('kernel', 'cpus', 'rate_mbit', 'netem_delay_ms', 'base_rtt_ms',
+            'buffer_bytes', 'ecn_k_bytes', 'tbf_burst', 'sample_ms', 'tcpinfo_ms', 'reps',
+            'long_dur', 'incast_dur', 'incast_bursts', 'incast_flows', 'stagger_dur', 'ws_dur',
+            'ws_drain', 'ws_load', 'many_flows', 'many_dur', 'rttf_dur', 'rttf_delay_ms',
+            'park_dur', 'vs_dur', 'jitter_pct', 'seed', 'telemetry', 'hpcc_params')
+
+
 def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
-                   per_run_metrics, host, sweep_labels=(), evidence=()):
+                   per_run_metrics, host, sweep_labels=(), evidence=(), itgts=()):
     e = env.raw
     out = ['# Benchmark results', '',
            'Written by `make bench` (`scripts/demo.sh --long`, analysis by '
@@ -751,10 +1078,7 @@ def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
             '| | |', '|---|---|']
     for k, v in host:
         out.append('| %s | %s |' % (k, v))
-    for k in ('kernel', 'cpus', 'rate_mbit', 'netem_delay_ms', 'base_rtt_ms',
-              'buffer_bytes', 'ecn_k_bytes', 'tbf_burst', 'sample_ms', 'tcpinfo_ms', 'reps',
-              'long_dur', 'incast_dur', 'incast_bursts', 'incast_flows', 'stagger_dur', 'ws_dur',
-              'ws_drain', 'ws_load', 'seed', 'telemetry', 'hpcc_params'):
+    for k in ENV_KEYS:
         out.append('| %s | %s |' % (k, e.get(k, '')))
     out += ['', 'Topology: s1..s3 -> r1 -> r2 -> d1,d2 (network namespaces in a '
             'qemu TCG VM, Debian 6.1 kernel); bottlenecks r2->d1, r2->d2: tbf at '
@@ -770,6 +1094,7 @@ def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
         out.append('| %s | %s | %s | %s |' % (
             name, '-' if v is None else '%.3f' % v, thr,
             'not measured' if met is None else ('met' if met else 'missed')))
+    out += issue_targets_section(itgts, env) if itgts else []
     if evidence:
         out += ['', '### The missed targets in this run', '',
                 'What this run measured that bears on each missed target; the '
@@ -989,6 +1314,9 @@ def main(argv):
     evidence = miss_evidence(tgts, agg, hpcc, sweep_labels, env) if tgts else []
     if tgts:
         table += targets_text(tgts, evidence, hpcc)
+    itgts = issue_targets(per_run_metrics, hpcc) if hpcc else []
+    if itgts:
+        table += issue_targets_text(itgts)
     with open(os.path.join(outdir, 'table.txt'), 'w') as f:
         f.write(table + '\n')
     print(table)
@@ -999,7 +1327,8 @@ def main(argv):
             print('\nplots: ' + ' '.join(os.path.relpath(p, outdir) for p in made))
     if bench_md:
         md = bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs, outdir,
-                            per_run_metrics, host_info(outdir), sweep_labels, evidence)
+                            per_run_metrics, host_info(outdir), sweep_labels, evidence,
+                            itgts)
         with open(bench_md, 'w') as f:
             f.write(md)
         print('wrote ' + bench_md)

@@ -3,7 +3,7 @@
 # The demo's experiments, run INSIDE the VM from /hpcc (scripts/demo.sh):
 #
 #   demo/scenarios.sh [--profile smoke|demo|long] [--ccs "cubic dctcp bbr hpcc"]
-#                     [--scenarios "long incast stagger websearch"] [--reps N]
+#                     [--scenarios "long incast stagger websearch ..."] [--reps N]
 #
 # Builds demo/topo_dc.sh's topology, then for each scenario, repetition and
 # congestion control (in that nesting, so that slow drifts of the emulator
@@ -22,6 +22,21 @@
 #             joins at D/3 and leaves at 2D/3 (D = STAGGER_DUR)
 #   websearch s1..s3 -> d1,d2: Poisson WebSearch-sized flows offering
 #             WS_LOAD of each bottleneck for WS_DUR s (+ up to WS_DRAIN s)
+#   many      MANY_FLOWS (32) long flows starting together, s1..s3 -> d1,
+#             for MANY_DUR s
+#   rttfair   2 long flows to d1 for RTTF_DUR s: s1 (base RTT ~4.6 ms) and
+#             s2, whose netem delay is RTTF_DELAY_MS (base RTT ~5x s1's)
+#   parking   r1 -> r2 becomes a second bottleneck (dc_second_bottleneck):
+#             "two" s1 -> d1 crosses r1r2 and r2d1, "one1" s2 -> d2 only
+#             r1r2, "one2" s4 -> d1 only r2d1; PARK_DUR s
+#   vscubic   the CC under test (s1 -> d1) against one cubic flow (s2 ->
+#             d1) on the drop-tail bottleneck, VS_DUR s
+#   vsdctcp   the CC under test against one dctcp flow on the RED-ECN
+#             bottleneck (dctcp's marking; tcp_ecn=1 on every host)
+#   jlong, jwebsearch
+#             long and websearch with netem delay jitter on every link
+#             (dc_jitter: JITTER_PCT% of the base RTT peak to peak per
+#             path, without reordering)
 #   sweep     hpcc only: the long scenario once per module parameter
 #             setting in SWEEP (default, then one parameter changed each),
 #             labelled hpcc.NAME=VALUE; parameters restored after each run
@@ -50,23 +65,33 @@ done
 case $profile in
 smoke)	: "${SCENARIOS:=long}" "${REPS:=1}"
 	LONG_DUR=6 INCAST_DUR=6 INCAST_BURSTS=3 STAGGER_DUR=12 WS_DUR=10 WS_DRAIN=6
+	MANY_DUR=8 RTTF_DUR=8 PARK_DUR=6 VS_DUR=6
 	STAGGER_REPS=1 WS_REPS=1 SWEEP_REPS=1 ;;
 demo)	: "${SCENARIOS:=long incast stagger websearch}" "${REPS:=3}"
 	LONG_DUR=8 INCAST_DUR=6 INCAST_BURSTS=4 STAGGER_DUR=12 WS_DUR=12 WS_DRAIN=8
+	MANY_DUR=10 RTTF_DUR=12 PARK_DUR=8 VS_DUR=8
 	STAGGER_REPS=1 WS_REPS=2 SWEEP_REPS=1 ;;
-long)	: "${SCENARIOS:=long incast stagger websearch sweep}" "${REPS:=5}"
+long)	: "${SCENARIOS:=long incast stagger websearch many rttfair parking vscubic vsdctcp jlong jwebsearch sweep}" "${REPS:=5}"
 	LONG_DUR=15 INCAST_DUR=8 INCAST_BURSTS=6 STAGGER_DUR=18 WS_DUR=30 WS_DRAIN=12
-	STAGGER_REPS=3 WS_REPS=3 SWEEP_REPS=3 ;;
+	MANY_DUR=15 RTTF_DUR=20 PARK_DUR=15 VS_DUR=15
+	STAGGER_REPS=3 WS_REPS=5 SWEEP_REPS=3 ;;
 *) echo "scenarios.sh: unknown profile $profile" >&2; exit 2 ;;
 esac
 WS_LOAD=${WS_LOAD:-0.5}
 INCAST_FLOWS=${INCAST_FLOWS:-16}	# short flows per incast burst
+MANY_FLOWS=${MANY_FLOWS:-32}	# long flows of "many"
+# rttfair: s2's netem delay; base RTT = delay + ~0.57 ms here, so 22 ms
+# gives ~22.6 ms, 4.9x s1's ~4.6 ms
+RTTF_DELAY_MS=${RTTF_DELAY_MS:-$((5 * DC_DELAY_MS + 2))}
+JITTER_PCT=${JITTER_PCT:-20}	# jlong, jwebsearch: path jitter, % of base RTT
 # the sensitivity sweep: maxStage, U's EWMA horizon, and W_ai around the
 # rule of thumb (about 200 B here: 100 Mbit/s * 5 ms * 0.05 / 16)
 SWEEP=${SWEEP:-"default max_stage=0 max_stage=5 ewma_rtts=1 ewma_rtts=8 w_ai=50 w_ai=800"}
 SAMPLE_MS=${SAMPLE_MS:-5}	# qdisc sampling period
 TCPINFO_MS=${TCPINFO_MS:-50}	# TCP_INFO sampling period of long flows
 LEAD=0.7			# s between scheduling a run and its t=0
+MANY_LEAD=${MANY_LEAD:-4}	# "many": starting 32 fctgens takes seconds under TCG
+MANY_SAMPLE_MS=${MANY_SAMPLE_MS:-100}	# "many": TCP_INFO period (32 samplers)
 SEED=${SEED:-42}
 FCTGEN=./demo/fctgen
 QSAMPLE=./demo/qsample
@@ -125,7 +150,7 @@ if echo " $CCS " | grep -q ' hpcc '; then
 		TEL=1
 	fi
 	if [ $TEL = 1 ]; then
-		say "hpcc: telemetry attached on 5 hosts and 3 router ports"
+		say "hpcc: telemetry attached on 6 hosts and 3 router ports"
 	else
 		echo "# demo: hpcc: telemetry unavailable ($TEL_WHY): hpcc runs without" \
 			"telemetry, i.e. its Reno fallback, and are labelled hpcc-notel"
@@ -161,11 +186,13 @@ for kv in "profile,$profile" "kernel,$(uname -r)" "cpus,$(nproc)" \
 	"ccs,$CCS" "scenarios,$SCENARIOS" "reps,$REPS" "seed,$SEED" \
 	"long_dur,$LONG_DUR" "incast_dur,$INCAST_DUR" "incast_bursts,$INCAST_BURSTS" \
 	"incast_flows,$INCAST_FLOWS" "stagger_dur,$STAGGER_DUR" "ws_dur,$WS_DUR" "ws_drain,$WS_DRAIN" \
-	"ws_load,$WS_LOAD" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
-		for p in *; do printf '%s=%s ' $p "$(cat $p)"; done)"; do
+	"ws_load,$WS_LOAD" "many_flows,$MANY_FLOWS" "many_dur,$MANY_DUR" \
+	"rttf_dur,$RTTF_DUR" "rttf_delay_ms,$RTTF_DELAY_MS" "park_dur,$PARK_DUR" \
+	"vs_dur,$VS_DUR" "jitter_pct,$JITTER_PCT" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
+		for p in *; do [ -r $p ] && printf '%s=%s ' $p "$(cat $p)"; done)"; do
 	emit_row env.csv "$kv"
 done
-emit_row runs.csv "scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s"
+emit_row runs.csv "scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s,reports_accepted,reorder,jitter"
 
 # ---- one run -------------------------------------------------------------------
 # start_clients TAG NS ARGS...: one fctgen client in NS, outputs in $R
@@ -179,6 +206,24 @@ start_client() {
 	CLIENTS="$CLIENTS $!"
 }
 
+start_client_as() {	# start_client_as CC TAG NS ARGS...: a competitor's flow
+	local port cc=$1
+	port=$(port_of $cc)
+	shift
+	start_client "$@"
+}
+
+# reorder_events: reordering the senders' TCP stacks detected (TcpExt
+# TCPSACKReorder + TCPTSReorder + TCPRenoReorder over s1..s4)
+reorder_events() {
+	local ns
+	for ns in $DC_SENDERS; do
+		$IP netns exec $ns cat /proc/net/netstat
+	done | awk '$1 == "TcpExt:" { if (!h) { for (i = 2; i <= NF; i++) n[i] = $i; h = 1; next }
+		for (i = 2; i <= NF; i++) if (n[i] ~ /^TCP(SACK|TS|Reno)Reorder$/) s += $i; h = 0 }
+		END { print s + 0 }'
+}
+
 event() {	# event T KIND FLOW
 	echo "$1,$2,$3" >>$R/events
 }
@@ -186,7 +231,7 @@ event() {	# event T KIND FLOW
 run_scenario() {	# scenario body: sets DUR, starts clients
 	local i s
 	case $scen in
-	long | sweep)
+	long | sweep | jlong)
 		DUR=$LONG_DUR
 		for i in 1 2 3; do
 			start_client f$i s$i -d 10.2.1.1 --long $DUR
@@ -214,13 +259,40 @@ run_scenario() {	# scenario body: sets DUR, starts clients
 		event $(add $3 $4) leave f3
 		event $(add $1 $2) leave f2
 		event $DUR leave f1 ;;
-	websearch)
+	websearch | jwebsearch)
 		DUR=$(add $WS_DUR $WS_DRAIN)
 		for i in 1 2 3; do
 			start_client ws$i s$i -d 10.2.1.1,10.2.2.1 --seed $((seed + i)) \
 				--drain $WS_DRAIN --poisson \
 				$(awk -v l=$WS_LOAD 'BEGIN { printf "%.4f", l / 3 }'),$DC_RATE_MBIT,$WS_DUR
 		done ;;
+	many)	# one shell per sender starts its fctgens: one "ip netns
+		# exec" each would take longer than the lead under TCG
+		DUR=$MANY_DUR
+		for s in 1 2 3; do
+			cmd=
+			for i in $(seq $s 3 $MANY_FLOWS); do
+				cmd="$cmd $FCTGEN client -p $port -C $cc --t0 $T0 --tag m$i"
+				cmd="$cmd --samples $R/samples.m$i --sample-ms $MANY_SAMPLE_MS"
+				cmd="$cmd -d 10.2.1.1 --long $DUR >$R/flows.m$i 2>>$R/err &"
+				event 0 join m$i
+			done
+			$IP netns exec s$s sh -c "$cmd wait" &
+			CLIENTS="$CLIENTS $!"
+		done ;;
+	rttfair)
+		DUR=$RTTF_DUR
+		start_client short s1 -d 10.2.1.1 --long $DUR
+		start_client long s2 -d 10.2.1.1 --long $DUR ;;
+	parking)
+		DUR=$PARK_DUR
+		start_client two s1 -d 10.2.1.1 --long $DUR
+		start_client one1 s2 -d 10.2.2.1 --long $DUR
+		start_client one2 s4 -d 10.2.1.1 --long $DUR ;;
+	vscubic | vsdctcp)
+		DUR=$VS_DUR
+		start_client t s1 -d 10.2.1.1 --long $DUR
+		start_client_as ${scen#vs} o s2 -d 10.2.1.1 --long $DUR ;;
 	esac
 }
 
@@ -238,7 +310,8 @@ for scen in $SCENARIOS; do
 done
 
 run_one() {	# scen cc rep
-	local t_run=$SECONDS label=$cc qdevs="r2d1" f p0 u0 p1 u1 ok n snap qpid qdur
+	local t_run=$SECONDS label=$cc qdevs="r2d1" f p0 u0 a0 p1 u1 a1 ok n snap qpid qdur
+	local qpid1= ro0 ro1 jit=-
 	nrun=$((nrun + 1))
 	[ $cc = hpcc ] && [ $TEL = 0 ] && label=hpcc-notel
 	[ -n "$SETTING" ] && label=hpcc.$SETTING
@@ -247,20 +320,43 @@ run_one() {	# scen cc rep
 	: >$R/events
 	port=$(port_of $cc)
 	seed=$((SEED + 1000 * rep))
-	if [ $cc = dctcp ]; then dc_bottleneck ecn && dc_ecn 1; else dc_bottleneck droptail && dc_ecn 2; fi
-	[ $scen = websearch ] && qdevs="r2d1 r2d2"
-	p0=0 u0=0
-	if [ $cc = hpcc ]; then p0=$(hpcc_stat ProbesSent) u0=$(hpcc_stat ReportsUsed); fi
+	case $scen in
+	parking) dc_second_bottleneck on || say "parking: second bottleneck setup failed"
+		if [ $cc = hpcc ] && [ $TEL = 1 ]; then
+			dc_r1r2_rate ${DC_RATE_MBIT}mbit || say "parking: r1r2 telemetry failed"
+		fi ;;
+	rttfair) $TC -n r1 qdisc change dev r1s2 root netem delay ${RTTF_DELAY_MS}ms limit 10000 ;;
+	jlong | jwebsearch) dc_jitter on $JITTER_PCT || say "jitter setup failed"
+		jit=$DC_JITTER_LINKS ;;
+	esac
+	case $scen:$cc in
+	vscubic:*) dc_bottleneck droptail && dc_ecn 2 ;;
+	vsdctcp:* | *:dctcp) dc_bottleneck ecn && dc_ecn 1 ;;
+	*) dc_bottleneck droptail && dc_ecn 2 ;;
+	esac
+	case $scen in websearch | jwebsearch | parking) qdevs="r2d1 r2d2" ;; esac
+	p0=0 u0=0 a0=0
+	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
+		p0=$(hpcc_stat ProbesSent) u0=$(hpcc_stat ReportsUsed) a0=$(hpcc_stat ReportsAccepted)
+	fi
+	ro0=$(reorder_events)
 
-	T0=$(add $($FCTGEN now) $LEAD)
+	T0=$(add $($FCTGEN now) $([ $scen = many ] && echo $MANY_LEAD || echo $LEAD))
 	CLIENTS=
 	case $scen in
-	long | sweep) qdur=$LONG_DUR ;; incast) qdur=$INCAST_DUR ;; stagger) qdur=$STAGGER_DUR ;;
-	websearch) qdur=$(add $WS_DUR $WS_DRAIN) ;;
+	long | sweep | jlong) qdur=$LONG_DUR ;; incast) qdur=$INCAST_DUR ;;
+	stagger) qdur=$STAGGER_DUR ;; websearch | jwebsearch) qdur=$(add $WS_DUR $WS_DRAIN) ;;
+	many) qdur=$MANY_DUR ;; rttfair) qdur=$RTTF_DUR ;; parking) qdur=$PARK_DUR ;;
+	vs*) qdur=$VS_DUR ;;
 	esac
 	$IP netns exec r2 $QSAMPLE -i $SAMPLE_MS -t $(add $qdur $(add $LEAD 1)) --t0 $T0 \
 		$qdevs >$R/queue 2>>$R/err &
 	qpid=$!
+	if [ $scen = parking ]; then
+		$IP netns exec r1 $QSAMPLE -i $SAMPLE_MS -t $(add $qdur $(add $LEAD 1)) --t0 $T0 \
+			r1r2 >$R/queue.r1 2>>$R/err &
+		qpid1=$!
+	fi
 	run_scenario
 	snap=
 	if [ $cc = hpcc ] && [ $TEL = 1 ]; then
@@ -272,15 +368,25 @@ run_one() {	# scen cc rep
 	fi
 	wait $CLIENTS
 	sleep 0.2
-	kill $qpid 2>/dev/null
-	wait $qpid $snap
-	p1=0 u1=0
-	if [ $cc = hpcc ]; then p1=$(hpcc_stat ProbesSent) u1=$(hpcc_stat ReportsUsed); fi
+	kill $qpid $qpid1 2>/dev/null
+	wait $qpid $qpid1 $snap
+	p1=0 u1=0 a1=0
+	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
+		p1=$(hpcc_stat ProbesSent) u1=$(hpcc_stat ReportsUsed) a1=$(hpcc_stat ReportsAccepted)
+	fi
+	ro1=$(reorder_events)
+	case $scen in
+	parking) dc_second_bottleneck off || say "parking: restoring r1r2 failed"
+		[ $TEL = 1 ] && { dc_r1r2_rate 1gbit || say "parking: r1r2 telemetry failed"; } ;;
+	rttfair) $TC -n r1 qdisc change dev r1s2 root netem delay ${DC_DELAY_MS}ms limit 10000 ;;
+	jlong | jwebsearch) dc_jitter off || say "jitter removal failed" ;;
+	esac
 
 	# files -> console
 	local d=$scen/$label/r$rep
 	emit_row $d/queue.csv "t,dev,backlog,qlen,drops,bytes,pkts,marks"
 	emit $d/queue.csv $R/queue
+	[ -n "$qpid1" ] && emit $d/queue.csv $R/queue.r1
 	emit_row $d/flows.csv "tag,id,dst,size,start,end,fct,status"
 	for f in $R/flows.*; do emit $d/flows.csv $f; done
 	if ls $R/samples.* >/dev/null 2>&1; then
@@ -292,7 +398,7 @@ run_one() {	# scen cc rep
 	[ -s $R/err ] && sed 's/^/# demo:   stderr: /' $R/err | head -n 5
 	n=$(cat $R/flows.* | wc -l)
 	ok=$(cat $R/flows.* | grep -c ',ok$')
-	emit_row runs.csv "$scen,$label,$rep,$seed,$DUR,$([ $cc = hpcc ] && echo $TEL || echo -),$((p1 - p0)),$((u1 - u0)),$n,$ok,$((SECONDS - t_run))"
+	emit_row runs.csv "$scen,$label,$rep,$seed,$DUR,$([ $cc = hpcc ] && echo $TEL || echo -),$((p1 - p0)),$((u1 - u0)),$n,$ok,$((SECONDS - t_run)),$((a1 - a0)),$((ro1 - ro0)),$jit"
 	# progress: utilization, queue, drops of r2d1 over the run
 	say "[$nrun/$total_runs] $scen $label rep $rep/$reps: $(awk -F, -v rate=$DC_RATE_MBIT -v dur=$DUR '
 		$2 == "r2d1" && $1 >= 0 && $1 <= dur { if (!n++) { t0 = $1; b0 = $6; d0 = $5 }
@@ -308,7 +414,7 @@ run_one() {	# scen cc rep
 
 # set_params NAME=VALUE[+NAME=VALUE...]: module parameters; "default": all
 # as they were at load time
-PARAMS_AT_LOAD=$(cd $PARAMS 2>/dev/null && for p in *; do echo "$p=$(cat $p)"; done)
+PARAMS_AT_LOAD=$(cd $PARAMS 2>/dev/null && for p in *; do [ -r $p ] && echo "$p=$(cat $p)"; done)
 set_params() {
 	local kv
 	for kv in $([ "$1" = default ] && echo "$PARAMS_AT_LOAD" || echo "$1" | tr + ' '); do
@@ -320,7 +426,8 @@ set_params() {
 SETTING=
 for scen in $SCENARIOS; do
 	case $scen in
-	long | incast | stagger | websearch) ;;
+	long | incast | stagger | websearch | many | rttfair | parking | vscubic | vsdctcp | \
+	jlong | jwebsearch) ;;
 	sweep)	if [ $TEL = 0 ]; then
 			echo "# demo: sweep skipped: hpcc has no telemetry"
 			continue

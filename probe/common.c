@@ -330,6 +330,19 @@ const char *fmt_ns(long long ns, char *buf, size_t len)
 	return buf;
 }
 
+/* The per-peer limit, worded apart from fmt_reflect()'s (scripts match
+ * "reflect N/s burst M" for the device's).
+ */
+const char *fmt_peer(__u32 rate, __u32 burst, char *buf, size_t len)
+{
+	if (!rate)
+		snprintf(buf, len, "per peer unlimited");
+	else
+		snprintf(buf, len, "per peer %u/s burst %u", rate,
+			 burst ? burst : 1);
+	return buf;
+}
+
 const char *fmt_reflect(__u32 rate, __u32 burst, char *buf, size_t len)
 {
 	if (!rate)

@@ -20,6 +20,7 @@
 const char *host_usage =
 	"Usage: " PROG " [-n NETNS] host attach DEV [--probe-dscp N] [--response-dscp N]\n"
 	"                  [--reflect-rate N] [--reflect-burst N]\n"
+	"                  [--peer-rate N] [--peer-burst N]\n"
 	"       " PROG " [-n NETNS] host detach DEV\n"
 	"\n"
 	"Attach hpcc_host (probe reflector, response delivery to tcp_hpcc)\n"
@@ -29,13 +30,17 @@ const char *host_usage =
 	"connection of this host, and at most:\n"
 	"  --reflect-rate N   probes/s, all of DEV's together (default 100000;\n"
 	"                     0: no limit)\n"
-	"  --reflect-burst N  probes at once beyond the rate (default 1000)\n";
+	"  --reflect-burst N  probes at once beyond the rate (default 1000)\n"
+	"  --peer-rate N      probes/s from one source address (default 25000;\n"
+	"                     0: no per-peer limit)\n"
+	"  --peer-burst N     probes at once from one source (default 250)\n";
 
 /* What `host attach` was told; DSCPs -1 when not given. */
 struct host_opts {
 	const char *dev;
 	int probe, resp;
 	__u32 rate, burst;
+	__u32 peer_rate, peer_burst;
 };
 
 /* --reflect-rate / --reflect-burst @s: 0..2^32-1 (@min: its least). */
@@ -57,6 +62,8 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 		{ "response-dscp", required_argument, NULL, 'r' },
 		{ "reflect-rate", required_argument, NULL, 'R' },
 		{ "reflect-burst", required_argument, NULL, 'B' },
+		{ "peer-rate", required_argument, NULL, 'P' },
+		{ "peer-burst", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -66,6 +73,8 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 	o->resp = -1;
 	o->rate = HPCC_REFLECT_RATE_DEFAULT;
 	o->burst = HPCC_REFLECT_BURST_DEFAULT;
+	o->peer_rate = HPCC_PEER_RATE_DEFAULT;
+	o->peer_burst = HPCC_PEER_BURST_DEFAULT;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -80,6 +89,14 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 		case 'B':
 			o->burst = host_parse_count("--reflect-burst", optarg,
 						    1);
+			break;
+		case 'P':
+			o->peer_rate = host_parse_count("--peer-rate", optarg,
+							0);
+			break;
+		case 'b':
+			o->peer_burst = host_parse_count("--peer-burst",
+							 optarg, 1);
 			break;
 		case 'h':
 			fputs(host_usage, stdout);
@@ -127,9 +144,11 @@ static struct hpcc_host *host_load(const struct host_opts *o, bool raw_ip)
 		.probe_dscp = o->probe,
 		.resp_dscp = o->resp,
 		.flags = HPCC_CFG_F_DSCP | HPCC_CFG_F_REFLECT |
-			 (raw_ip ? HPCC_CFG_F_RAW_IP : 0),
+			 HPCC_CFG_F_PEER | (raw_ip ? HPCC_CFG_F_RAW_IP : 0),
 		.reflect_rate = o->rate,
 		.reflect_burst = o->burst,
+		.peer_rate = o->peer_rate,
+		.peer_burst = o->peer_burst,
 	};
 	struct hpcc_host *skel;
 	__u32 zero = 0;
@@ -140,6 +159,8 @@ static struct hpcc_host *host_load(const struct host_opts *o, bool raw_ip)
 	if (bpf_map__update_elem(skel->maps.hpcc_host_cfg, &zero, sizeof(zero),
 				 &cfg, sizeof(cfg), 0))
 		die("cannot write hpcc_host_cfg: %s", strerror(errno));
+	/* The domain's keys, if this namespace has them already. */
+	keys_inherit(bpf_map__fd(skel->maps.hpcc_mac_keys));
 	return skel;
 }
 
@@ -151,6 +172,8 @@ static int host_pin(struct hpcc_host *skel, const char *dir)
 		{ skel->maps.hpcc_counters, PIN_COUNTERS },
 		{ skel->maps.hpcc_report_buf, "hpcc_report_buf" },
 		{ skel->maps.hpcc_reflect_tb, "hpcc_reflect_tb" },
+		{ skel->maps.hpcc_reflect_peer, "hpcc_reflect_peer" },
+		{ skel->maps.hpcc_mac_keys, "hpcc_mac_keys" },
 	};
 	int err;
 
@@ -163,7 +186,7 @@ static int host_pin(struct hpcc_host *skel, const char *dir)
 
 int cmd_host_attach(int argc, char **argv)
 {
-	char dir[PATH_MAX], name[IF_NAMESIZE], lim[64];
+	char dir[PATH_MAX], name[IF_NAMESIZE], lim[64], plim[64];
 	struct hpcc_host *skel;
 	struct host_opts o;
 	struct modinfo m;
@@ -196,9 +219,10 @@ int cmd_host_attach(int argc, char **argv)
 		goto err_clsact;
 	hpcc_host__destroy(skel);
 
-	printf("host: hpcc_host attached to %s ingress (probe_dscp %d, response_dscp %d, %s%s), pinned at %s\n",
+	printf("host: hpcc_host attached to %s ingress (probe_dscp %d, response_dscp %d, %s, %s%s), pinned at %s\n",
 	       o.dev, o.probe, o.resp, fmt_reflect(o.rate, o.burst, lim,
 						   sizeof(lim)),
+	       fmt_peer(o.peer_rate, o.peer_burst, plim, sizeof(plim)),
 	       raw_ip ? ", raw IP device" : "", dir);
 	if (!m.loaded)
 		warnmsg("tcp_hpcc is not loaded: probes are reflected, but responses to local flows are dropped (counted as no_module); load the module, then detach and attach again to deliver them");

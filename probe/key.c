@@ -2,9 +2,12 @@
 /*
  * hpcc-probe key set|del|list: the domain's MAC keys (wire version 2).
  * A key goes to every place on this machine that uses it: the switch
- * instance's hpcc_mac_keys map (a router tags what it stamps) and
- * tcp_hpcc.ko's write-only parameter mac_key (a sender verifies).
+ * instance's hpcc_mac_keys map (a router tags what it stamps), each host
+ * instance's (a receiver seals the responses it sends) and tcp_hpcc.ko's
+ * write-only parameter mac_key (a sender verifies). A host attached later
+ * copies the keys from the switch or another host (keys_inherit()).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +68,79 @@ static int module_write(const char *val)
 	return err;
 }
 
+/* Call @fn on the hpcc_mac_keys map of every hpcc_host instance of this
+ * namespace, then of the switch instance: the number of maps found.
+ */
+static int keys_each(int (*fn)(int fd, void *arg), void *arg)
+{
+	char ns[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX + 256];
+	struct dirent *e;
+	int fd, n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/host", ns_pin_dir(ns, sizeof(ns)));
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		fd = pinned_fd(sub, PIN_MAC_KEYS);
+		if (fd < 0)
+			continue;
+		n++;
+		fn(fd, arg);
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	fd = pinned_fd(switch_dir(dir, sizeof(dir)), PIN_MAC_KEYS);
+	if (fd >= 0) {
+		n++;
+		fn(fd, arg);
+		close(fd);
+	}
+	return n;
+}
+
+struct key_write {
+	__u32 id;
+	const struct hpcc_mac_key *v;
+};
+
+static int key_write_one(int fd, void *arg)
+{
+	const struct key_write *w = arg;
+
+	if (bpf_map_update_elem(fd, &w->id, w->v, BPF_ANY))
+		die("cannot write a pinned %s: %s", PIN_MAC_KEYS,
+		    strerror(errno));
+	return 0;
+}
+
+/* Copy the keys set in map @fd into map @arg (an int *, the new host's). */
+static int key_copy_one(int fd, void *arg)
+{
+	struct hpcc_mac_key v;
+	__u32 id;
+
+	for (id = 0; id < HPCC_MAC_KEYS; id++)
+		if (!bpf_map_lookup_elem(fd, &id, &v) &&
+		    (v.flags & HPCC_KEY_F_SET))
+			bpf_map_update_elem(*(int *)arg, &id, &v, BPF_ANY);
+	memset(&v, 0, sizeof(v));
+	return 0;
+}
+
+void keys_inherit(int map_fd)
+{
+	keys_each(key_copy_one, &map_fd);
+}
+
 int cmd_key(int argc, char **argv)
 {
 	char dir[PATH_MAX], buf[64];
 	struct hpcc_mac_key v = {};
+	struct key_write w = { .v = &v };
 	int fd, done = 0;
 	__u32 id;
 
@@ -112,12 +184,8 @@ int cmd_key(int argc, char **argv)
 		fputs(key_usage, stderr);
 		return 2;
 	}
-	if (fd >= 0) {
-		if (bpf_map_update_elem(fd, &id, &v, BPF_ANY))
-			die("cannot write %s/%s: %s", dir, PIN_MAC_KEYS,
-			    strerror(errno));
-		done++;
-	}
+	w.id = id;
+	done += keys_each(key_write_one, &w);
 	if (!access(MOD_MAC_KEY, F_OK)) {
 		int err = module_write(buf);
 
@@ -128,7 +196,7 @@ int cmd_key(int argc, char **argv)
 	memset(&v, 0, sizeof(v));
 	memset(buf, 0, sizeof(buf));
 	if (!done) {
-		errmsg("no switch instance and no tcp_hpcc module here");
+		errmsg("no switch or host instance and no tcp_hpcc module here");
 		return 1;
 	}
 	return 0;

@@ -139,6 +139,7 @@ const char *fmt_rate_bps(double bits, char *buf, size_t len);
 const char *fmt_bytes(double b, char *buf, size_t len);
 const char *fmt_ns(long long ns, char *buf, size_t len);
 /* The reflection limit: "reflect N/s burst M", or "reflect unlimited". */
+const char *fmt_peer(__u32 rate, __u32 burst, char *buf, size_t len);
 const char *fmt_reflect(__u32 rate, __u32 burst, char *buf, size_t len);
 
 /* ------------------------------------------------------------- netns.c */
@@ -177,6 +178,7 @@ const char *pin_name_dev(const char *name, char *buf, size_t len);
 const char *dev_name(const char *dev, int ifindex, char buf[IF_NAMESIZE]);
 const char *host_dir(const char *dev, char *buf, size_t len);
 const char *switch_dir(char *buf, size_t len);
+void keys_inherit(int map_fd);
 
 /* The open pins of a switch instance. */
 struct sw {
@@ -251,8 +253,10 @@ int nl_link_type(int ifindex);
 struct sw_opts {
 	const char *dev, *rate;
 	__u32 rate_mbps, sid, pid;
-	bool have_sid, have_pid, edge;
+	bool have_sid, have_pid, edge, anon;
 	int probe, resp;
+	__u32 qos_classid, qos_mbps;	/* --qos; classid 0: not given */
+	int qos_dscp;
 };
 
 int sw_attach_args(int argc, char **argv, struct sw_opts *o);

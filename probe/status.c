@@ -208,6 +208,9 @@ static void gather_host(struct st_inst *in, const char *dir, const char *dev)
 	h->reflect_rate = cfg.reflect_rate;
 	h->reflect_burst = cfg.reflect_burst;
 	h->raw_ip = cfg.flags & HPCC_CFG_F_RAW_IP;
+	h->has_peer = cfg.flags & HPCC_CFG_F_PEER;
+	h->peer_rate = cfg.peer_rate;
+	h->peer_burst = cfg.peer_burst;
 	if (ifindex)
 		cur = tc_prog_id(ifindex, BPF_TC_INGRESS);
 	h->ingress = filter_state(in_ns, ifindex, cur, h->prog_id);

@@ -41,6 +41,8 @@ struct st_host {
 	int probe_dscp, resp_dscp;
 	bool has_reflect;	/* a program older than the limit has none */
 	__u32 reflect_rate, reflect_burst;
+	bool has_peer;		/* nor, before it, the per-peer limit */
+	__u32 peer_rate, peer_burst;
 	bool raw_ip;
 	enum st_state ingress;
 };

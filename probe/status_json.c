@@ -100,6 +100,11 @@ static void print_host(const struct st_inst *in)
 							h->reflect_burst);
 	else
 		printf(",\"reflect_rate\":null,\"reflect_burst\":null");
+	if (h->has_peer)
+		printf(",\"peer_rate\":%u,\"peer_burst\":%u", h->peer_rate,
+		       h->peer_rate && !h->peer_burst ? 1 : h->peer_burst);
+	else
+		printf(",\"peer_rate\":null,\"peer_burst\":null");
 	jbool("raw_ip", h->raw_ip);
 	printf(",\"tc_ingress\":\"%s\"", st_state_name(h->ingress));
 	print_counters(&in->cnt);
@@ -141,6 +146,13 @@ static void print_port(const struct st_port *p, bool first)
 	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp);
 	jbool("edge", edge);
 	jbool("raw_ip", cfg->flags & HPCC_PORT_F_RAW_IP);
+	jbool("anonymised", cfg->flags & HPCC_PORT_F_ANON);
+	if (cfg->flags & HPCC_PORT_F_QOS)
+		printf(",\"qos\":{\"classid\":\"%x:%x\",\"dscp\":%u,\"rate_mbps\":%u}",
+		       cfg->qos_classid >> 16, cfg->qos_classid & 0xffff,
+		       cfg->qos_dscp, cfg->qos_rate_mbps);
+	else
+		printf(",\"qos\":null");
 	jkey("root_qdisc", false);
 	if (strcmp(p->qkind, "?"))
 		jstr(p->qkind);

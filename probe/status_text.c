@@ -60,11 +60,16 @@ static const char *host_state(enum st_state s)
 static void print_host(const struct st_inst *in, const char *label)
 {
 	const struct st_host *h = &in->host;
-	char lim[64] = "";
+	char lim[128] = "", plim[64];
 
 	if (h->has_reflect) {
 		fmt_reflect(h->reflect_rate, h->reflect_burst, lim,
-			    sizeof(lim) - 2);
+			    sizeof(plim));
+		strcat(lim, ", ");
+	}
+	if (h->has_peer) {
+		fmt_peer(h->peer_rate, h->peer_burst, plim, sizeof(plim));
+		strcat(lim, plim);
 		strcat(lim, ", ");
 	}
 	printf("host %s [%s]: prog id %u, probe_dscp %d, response_dscp %d, %s%stc ingress %s\n",
@@ -120,12 +125,17 @@ static void print_port(const struct st_port *p)
 	if (cfg->flags & HPCC_PORT_F_EDGE)
 		snprintf(edge, sizeof(edge), "edge (tc ingress %s), ",
 			 port_state(p->ingress));
-	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u Mbit/s, probe_dscp %u, response_dscp %u, %s%sroot qdisc %s, tc egress %s\n",
+	printf("  port %s (ifindex %u): switch_id %u, port_id %u, rate %u Mbit/s, probe_dscp %u, response_dscp %u, %s%s%sroot qdisc %s, tc egress %s\n",
 	       p->name[0] ? p->name : "?", p->ifindex, cfg->switch_id,
 	       cfg->flags & HPCC_PORT_F_PORT_ID ? cfg->port_id : p->ifindex,
 	       cfg->rate_mbps, cfg->probe_dscp, cfg->resp_dscp, edge,
+	       cfg->flags & HPCC_PORT_F_ANON ? "anonymised, " : "",
 	       cfg->flags & HPCC_PORT_F_RAW_IP ? "raw IP, " : "", p->qkind,
 	       port_state(p->egress));
+	if (cfg->flags & HPCC_PORT_F_QOS)
+		printf("    qos: stamps class %x:%x (data DSCP %u), guaranteed %u Mbit/s\n",
+		       cfg->qos_classid >> 16, cfg->qos_classid & 0xffff,
+		       cfg->qos_dscp, cfg->qos_rate_mbps);
 	if (!(cfg->flags & HPCC_PORT_F_EDGE))
 		print_qsnap(p);
 }

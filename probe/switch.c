@@ -50,6 +50,15 @@ static int sw_prune(struct sw *s)
 	return pruned;
 }
 
+/* The value size of map @fd, 0 if unknown. */
+static __u32 map_value_size(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.value_size;
+}
+
 /* Join the namespace's instance at @dir: its pins open in @s, its stale
  * ports dropped. Unless given, the switch id is the instance's (@how
  * says so).
@@ -64,6 +73,11 @@ static void sw_join(const char *dir, struct sw *s, int ifindex,
 		die("broken hpcc_switch instance at %s (remove it: " PROG " switch detach --all)",
 		    dir);
 	sw_prune(s);
+	/* The QoS fields were appended: an older instance's entries end
+	 * before them and would drop them.
+	 */
+	if (o->qos_classid && map_value_size(s->cfg) < sizeof(old))
+		die("this namespace's hpcc_switch instance predates --qos: detach it (" PROG " switch detach --all) and attach its ports again");
 	if (!bpf_map_lookup_elem(s->cfg, &key, &old))
 		die("hpcc_switch is already attached to %s (detach it first: " PROG " switch detach %s)",
 		    o->dev, o->dev);
@@ -204,11 +218,21 @@ static void sw_attach_report(const struct sw_opts *o, int ifindex,
 	       o->dev, o->edge ? " and hpcc_edge_in to its ingress" : "",
 	       o->sid, how, o->have_pid ? o->pid : (__u32)ifindex,
 	       o->rate_mbps, o->probe, o->resp,
-	       o->edge ? edge : "",
+	       o->edge ? edge : o->anon ? ", anonymised records" : "",
 	       raw_ip ? ", raw IP device" : "",
 	       fresh ? "" : " (joined the namespace's instance)");
 	if (o->edge)
 		return;		/* it measures nothing */
+	if (o->qos_classid)
+		printf("switch: %s stamps class %x:%x (data DSCP %d, guaranteed %u Mbit/s; the port's %u when the other classes have nothing queued)\n",
+		       o->dev, o->qos_classid >> 16, o->qos_classid & 0xffff,
+		       o->qos_dscp, o->qos_mbps, o->rate_mbps);
+	if (o->qos_classid && !nl_root_qdisc(ifindex, qkind, sizeof(qkind)) &&
+	    strcmp(qkind, "htb") && strcmp(qkind, "drr") &&
+	    strcmp(qkind, "ets"))
+		warnmsg("%s's root qdisc is %s: --qos expects htb, drr or ets at the root, with class %x:%x",
+			o->dev, qkind, o->qos_classid >> 16,
+			o->qos_classid & 0xffff);
 	if (!nl_root_qdisc(ifindex, qkind, sizeof(qkind)) &&
 	    !strcmp(qkind, "noqueue"))
 		warnmsg("%s has no queue (root qdisc noqueue): there is no backlog to measure and hops will report queue 0 and tx_bytes 0; add a qdisc, e.g. 'tc qdisc replace dev %s root fq_codel' or one shaped to the rate ('... root tbf rate %s burst 64kb latency 50ms')",

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `hpcc-probe switch attach|detach`'s command line: the usage, the options
- * (--rate in tc's syntax, the ids, the DSCPs, --edge), the default switch
- * id, and the port config they make. switch.c, which owns the instance
+ * (--rate in tc's syntax, the ids, the DSCPs, --edge, --qos), the default
+ * switch id, and the port config they make. switch.c, which owns the instance
  * and the tc filters, is its only caller; it calls only the common layer.
  */
 #define _GNU_SOURCE
@@ -78,7 +78,8 @@ bad:
 
 const char *switch_usage =
 	"Usage: " PROG " [-n NETNS] switch attach DEV --rate RATE [--switch-id N] [--port-id N]\n"
-	"                  [--probe-dscp N] [--response-dscp N]\n"
+	"                  [--probe-dscp N] [--response-dscp N] [--anon]\n"
+	"                  [--qos CLASSID,RATE,DSCP]\n"
 	"       " PROG " [-n NETNS] switch attach DEV --edge [--rate RATE] ...\n"
 	"       " PROG " [-n NETNS] switch detach DEV | --all\n"
 	"\n"
@@ -92,10 +93,19 @@ const char *switch_usage =
 	"                   stamped, probes and responses leaving or coming in\n"
 	"                   lose their records, probes coming in are dropped\n"
 	"                   (hpcc_edge_in on DEV's tc ingress); no --rate needed\n"
+	"  --anon           anonymised records (version 2 probes): no capacity,\n"
+	"                   the queue as drain time and the bytes as busy time\n"
+	"                   (ratios); version 1 probes get empty records\n"
 	"  --switch-id N    default: the instance's existing ports' id, else\n"
 	"                   the namespace's lowest non-loopback IPv4 address\n"
 	"                   as a 32-bit number, else a hash of the hostname\n"
 	"  --port-id N      default: DEV's ifindex\n"
+	"  --qos CLASSID,RATE,DSCP  DEV's root qdisc is classful (htb, drr,\n"
+	"                   ets): stamp hpcc's class CLASSID (tc syntax, 1:10)\n"
+	"                   whose data carry DSCP and whose guaranteed rate\n"
+	"                   is RATE, not the whole port; probes and responses\n"
+	"                   go to CLASSID (skb->priority). tcp_hpcc.rst, \"HPCC\n"
+	"                   under QoS queuing\"\n"
 	"  --all            (detach) every port, then unload the instance\n";
 
 
@@ -167,6 +177,37 @@ static __u32 sw_parse_id(const char *what, const char *s)
 	return v;
 }
 
+/* --qos CLASSID,RATE,DSCP into @o. */
+static void sw_parse_qos(const char *arg, struct sw_opts *o)
+{
+	char buf[128], *rate, *dscp, *end;
+	unsigned long maj, min;
+	__u32 v;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	rate = strchr(buf, ',');
+	dscp = rate ? strchr(rate + 1, ',') : NULL;
+	if (!dscp)
+		usage_err("switch attach ", "bad --qos '%s': expected CLASSID,RATE,DSCP, e.g. 1:10,400mbit,10",
+			  arg);
+	*rate++ = 0;
+	*dscp++ = 0;
+	errno = 0;
+	maj = strtoul(buf, &end, 16);
+	min = *end == ':' ? strtoul(end + 1, &end, 16) : 0;
+	if (errno || *end || !strchr(buf, ':') || !maj || !min ||
+	    maj > 0xffff || min > 0xffff)
+		usage_err("switch attach ", "bad --qos class '%s': expected MAJOR:MINOR in hex, both non-zero, as tc prints classids (1:10)",
+			  buf);
+	o->qos_classid = (__u32)(maj << 16 | min);
+	o->qos_mbps = parse_rate(rate);
+	/* The data's DSCP may be 0 (best effort), unlike a probe's. */
+	if (parse_u32(dscp, &v) || v > 63)
+		usage_err("switch attach ", "bad --qos DSCP '%s': expected 0..63",
+			  dscp);
+	o->qos_dscp = (int)v;
+}
+
 /* Parse attach's options into @o: 1 when the help was printed. */
 int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 {
@@ -177,6 +218,8 @@ int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		{ "probe-dscp", required_argument, NULL, 'p' },
 		{ "response-dscp", required_argument, NULL, 'r' },
 		{ "edge", no_argument, NULL, 'E' },
+		{ "qos", required_argument, NULL, 'Q' },
+		{ "anon", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -207,6 +250,12 @@ int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		case 'E':
 			o->edge = true;
 			break;
+		case 'Q':
+			sw_parse_qos(optarg, o);
+			break;
+		case 'A':
+			o->anon = true;
+			break;
 		case 'h':
 			fputs(switch_usage, stdout);
 			return 1;
@@ -220,6 +269,8 @@ int sw_attach_args(int argc, char **argv, struct sw_opts *o)
 		usage_err("switch ", "switch attach needs --rate RATE (the link capacity, e.g. 10gbit)");
 	if (o->rate)
 		o->rate_mbps = parse_rate(o->rate);
+	if (o->qos_classid && (o->edge || o->qos_mbps > o->rate_mbps))
+		usage_err("switch ", "--qos: not on an edge port, and the class's rate at most --rate");
 	return 0;
 }
 
@@ -236,8 +287,13 @@ void sw_port_cfg(const struct sw_opts *o, bool raw_ip,
 	cfg->flags = HPCC_PORT_F_DSCP |
 		     (o->have_pid ? HPCC_PORT_F_PORT_ID : 0) |
 		     (raw_ip ? HPCC_PORT_F_RAW_IP : 0) |
-		     (o->edge ? HPCC_PORT_F_EDGE : 0);
+		     (o->edge ? HPCC_PORT_F_EDGE : 0) |
+		     (o->qos_classid ? HPCC_PORT_F_QOS : 0) |
+		     (o->anon ? HPCC_PORT_F_ANON : 0);
 	cfg->netns_cookie = netns_cookie();
+	cfg->qos_classid = o->qos_classid;
+	cfg->qos_rate_mbps = o->qos_mbps;
+	cfg->qos_dscp = (__u8)(o->qos_classid ? o->qos_dscp : 0);
 }
 
 /* Parse detach's options: 1 when the help was printed. @dev is NULL for

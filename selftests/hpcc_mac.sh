@@ -4,7 +4,8 @@
 # (hpcc_mac_test, one run per mode, its TAP nested behind "# "): the key
 # set with `hpcc-probe key set`; a valid chain accepted, a bit flipped in
 # a record's qlen or rate refused (-EKEYREJECTED, RejectMac), untagged v2
-# accepted with mac_required=0 and refused with 1 (-ENOKEY, RejectNoMac),
+# accepted with mac_required=0 and refused with 1; the receiver's seal: a
+# record cut from a sealed response refused (-ENOKEY, RejectNoMac),
 # v1 accepted with mac_required=0. The on-path attack (one bit of qlen)
 # first without a key, where it reaches the window, then with one.
 . "$(dirname "$0")/lib.sh"
@@ -66,11 +67,11 @@ check "the key cannot be read back from the module" \
 	sh -c "! cat $PARAMS/mac_key 2>/dev/null | grep -qi $KEY"
 rej0=$(hpcc_stat RejectMac) acc0=$(hpcc_stat ReportsAccepted)
 run mac $KEY
-check "key set: valid chain accepted, flipped qlen/rate bit and foreign key refused, v1 accepted (exit $rc)" \
+check "key set: valid chain accepted, flipped qlen/rate bit, foreign key and a cut record refused, v1 accepted (exit $rc)" \
 	test $rc -eq 0
 w_mac=$w
-check "RejectMac grew by the 4 refused chains (+$(delta RejectMac $rej0))" \
-	test "$(delta RejectMac $rej0)" -eq 4
+check "RejectMac grew by the 5 refused chains (+$(delta RejectMac $rej0))" \
+	test "$(delta RejectMac $rej0)" -eq 5
 echo "# attack (bit 20 of hop 2's qlen flipped in every response on the path): W without MAC $w_nomac, with MAC $w_mac (genuine 125390)"
 
 # 3. mac_required=1: untagged refused.

@@ -13,8 +13,9 @@
  *             attack works, W shows by how much.
  *   mac KEY   wire_version=2, key 0 = KEY set with hpcc-probe key set:
  *             the probe asks for tags; a valid chain is accepted, a bit
- *             flipped in qlen or rate_mbps, or a chain under another key,
- *             is -EKEYREJECTED; the tampered report changes nothing (W as
+ *             flipped in qlen or rate_mbps, a chain under another key,
+ *             or the sealed response with its last record cut (nhops
+ *             lowered by a box without the key) is -EKEYREJECTED; the tampered report changes nothing (W as
  *             without the attack); a v1 response is accepted.
  *   required KEY  as mac, with mac_required=1: an untagged v2 report and
  *             a v1 report are -ENOKEY, a valid chain is accepted.
@@ -41,11 +42,13 @@
 #include "tap.h"
 #include "mac_test.skel.h"
 
-enum { C_END, C_VALID, C_QLEN, C_RATE, C_WRONG_KEY, C_UNTAGGED, C_V1 };
+enum { C_END, C_VALID, C_QLEN, C_RATE, C_WRONG_KEY, C_UNTAGGED, C_V1,
+	C_CUT };
 
 static const char *const case_name[] = {
 	"end", "valid chain", "qlen bit flipped", "rate bit flipped",
 	"chain under another key", "untagged v2", "v1 report",
+	"last record cut from the sealed response",
 };
 
 static struct hpcc_hop hop(uint32_t id, uint64_t ts, uint64_t tx, uint32_t q,
@@ -106,14 +109,15 @@ int main(int argc, char **argv)
 		/* nomac */
 		{ { 0 }, { 0 }, { 0 } },
 		/* mac */
-		{ { -EKEYREJECTED, -EKEYREJECTED, -EKEYREJECTED, 0, -ESTALE },
+		{ { -EKEYREJECTED, -EKEYREJECTED, -EKEYREJECTED,
+		    -EKEYREJECTED, 0, -ESTALE },
 		  { -EKEYREJECTED, 0 }, { 0 } },
 		/* required */
 		{ { -ENOKEY, -ENOKEY, 0 }, { 0 }, { 0 } },
 	};
 	static const uint8_t plan[3][3][6] = {
 		{ { C_QLEN }, { C_QLEN }, { C_V1 } },
-		{ { C_QLEN, C_RATE, C_WRONG_KEY, C_VALID, C_VALID },
+		{ { C_QLEN, C_RATE, C_WRONG_KEY, C_CUT, C_VALID, C_VALID },
 		  { C_QLEN, C_VALID }, { C_V1 } },
 		{ { C_UNTAGGED, C_V1, C_VALID }, { C_VALID }, { C_VALID } },
 	};

@@ -24,6 +24,8 @@ HpccStats()
     return c;
 }
 
+int g_hpcc_no_bounds;
+
 /* The controller's dynamics parameters (hpcc_ctl.h), by their module
  * parameter names.
  */
@@ -49,6 +51,8 @@ ModuleDefaults()
     p.max_mbps = 400000;
     p.max_growth = 1000;
     p.loss_beta = 700;
+    if (g_hpcc_no_bounds) /* the draft's: no capacity cap, growth, loss net */
+        p.max_mbps = p.max_growth = p.loss_beta = 0;
     p.start_hold = HPCC_DEF_START_HOLD;
     p.probe_first = HPCC_DEF_PROBE_FIRST;
     p.probe_cost = HPCC_DEF_PROBE_COST;
@@ -448,6 +452,9 @@ HpccNet::Stamp(Ptr<Ipv4QueueDiscItem> item, const struct hpcc_stamp_in& in)
     return a;
 }
 
+int g_hpcc_forge;
+Ipv4Address g_hpcc_forge_src;
+
 Ptr<Packet>
 HpccNet::Reflect(const Ipv4Header& ip, Ptr<const Packet> p, uint8_t respDscp, Ipv4Header* rip)
 {
@@ -462,6 +469,21 @@ HpccNet::Reflect(const Ipv4Header& ip, Ptr<const Packet> p, uint8_t respDscp, Ip
     std::memcpy(&probe, buf.data() + th.GetSerializedSize(), HPCC_PROBE_LEN);
     hpcc_respond_hdr(&probe.hdr, &nw);
     probe.hdr.flags = nw.flags;
+    if (g_hpcc_forge && ip.GetSource() == g_hpcc_forge_src)
+    {
+        for (unsigned int i = 0; i < probe.hdr.nhops && i < HPCC_MAX_HOPS; i++)
+        {
+            if (g_hpcc_forge == 1)
+            {
+                hpcc_put_be32(&probe.hop[i].rate_mbps, 4000000000U);
+                hpcc_put_be32(&probe.hop[i].qlen, 0);
+            }
+            else
+            {
+                hpcc_put_be32(&probe.hop[i].qlen, 0xffffffffU);
+            }
+        }
+    }
     /* ports swapped; sequence and everything else as they came */
     rth = th;
     rth.SetSourcePort(th.GetDestinationPort());

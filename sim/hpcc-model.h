@@ -121,6 +121,14 @@ struct HpccPortCfg
     uint32_t rateMbps = 0;
 };
 
+/* A forging receiver (threat model): the responses to probes from
+ * g_hpcc_forge_src are rewritten before they go back, every hop claiming
+ * an idle 4 Pbit/s link (1) or a 4 GB queue (2); 0: none.
+ */
+extern int g_hpcc_forge;
+extern int g_hpcc_no_bounds;	/* 1: max_capacity, max_growth, loss_beta 0 */
+extern Ipv4Address g_hpcc_forge_src;
+
 class HpccNet : public TrafficControlLayer
 {
   public:

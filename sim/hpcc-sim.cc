@@ -806,6 +806,7 @@ BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf
     g_dopt.parking = scen == "parking";
 
     DumbbellTopology(s, d);
+    g_hpcc_forge_src = s[0].addr;
     double dur = DumbbellFlows(scen, rep, seed, pf, s, d);
     /* every file this program writes is complete: its header first */
     Emit("queue.csv", "t,dev,backlog,qlen,drops,bytes,pkts,marks");
@@ -1183,6 +1184,9 @@ main(int argc, char** argv)
     cmd.AddValue("flows", "fabric: flows", fc.flows);
     cmd.AddValue("incast", "fabric: add incasts", fc.incast);
     cmd.AddValue("out", "output file (default stdout)", out);
+    cmd.AddValue("forge", "dumbbell: f1's receiver forges every response: 0 no, 1 idle "
+                 "4 Pbit/s, 2 a 4 GB queue", g_hpcc_forge);
+    cmd.AddValue("nobounds", "1: the report bounds off (the draft's)", g_hpcc_no_bounds);
     cmd.AddValue("jitter", "dumbbell: delay jitter on the access links, share of the base RTT",
                  g_dopt.jitter);
     std::string hp;

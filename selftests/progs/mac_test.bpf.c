@@ -30,6 +30,7 @@ enum {
 	C_WRONG_KEY,	/* tagged under another key */
 	C_UNTAGGED,	/* v2 without HPCC_F_MAC, tags 0 */
 	C_V1,		/* a version 1 response to the same probe */
+	C_CUT,		/* C_VALID, then nhops 1: hop 2's record cut */
 };
 
 #define MAX_PROBES	3
@@ -83,6 +84,9 @@ __noinline int mac_tags(__u32 n, __u32 wrong)
 				     prev_zero);
 		buf.hop[i].tag = bpf_cpu_to_be64(t);
 	}
+	/* and the receiver's seal (buf's flags already the response's) */
+	if (buf.hdr.flags & HPCC_F_RESPONSE)
+		hpcc_mac_seal(&buf, &k);
 	return 0;
 }
 
@@ -240,6 +244,8 @@ int mac_test(struct __sk_buff *skb)
 			buf.hop[1].rec.qlen ^= bpf_htonl(1 << 20);
 		if (c == C_RATE)
 			buf.hop[1].rec.rate_mbps ^= bpf_htonl(1 << 12);
+		if (c == C_CUT)
+			buf.hdr.nhops = NHOPS - 1;
 		res[k][j] = report(skb, &to_client, &buf, 0);
 	}
 	return TC_ACT_SHOT;

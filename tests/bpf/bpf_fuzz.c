@@ -128,6 +128,7 @@ struct expect {
 	enum act host, sw, ein;	/* ein: hpcc_edge_in */
 	int host_cnt, sw_cnt, ein_cnt;	/* counter that moves by one, -1 none */
 	int sw_cnt2;		/* and a second one of the switch's, -1 none */
+	int host_cnt2;		/* and of the host's, -1 none */
 	bool candidate;		/* counted (other included) */
 	bool valid;		/* well-formed probe/response, sum right */
 	struct parsed p;
@@ -178,6 +179,7 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	memset(e, 0, sizeof(*e));
 	e->host = e->sw = e->ein = ACT_PASS;
 	e->host_cnt = e->sw_cnt = e->ein_cnt = e->sw_cnt2 = -1;
+	e->host_cnt2 = -1;
 	/* test_run wants an Ethernet header and, for IP, the IP header */
 	if (len < 14) {
 		e->host = e->sw = e->ein = ACT_REFUSED;
@@ -322,6 +324,9 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	     sp == CONN_SPORT && proto == CONN_CPORT)) {
 		e->host_cnt = HPCC_CNT_PROBE_REFLECTED;
 		e->host = ACT_REFLECT;
+		/* v2 asking for a MAC: no key here, reflected unsealed */
+		if (b[p->pay] == HPCC_WIRE_V2 && (b[p->pay + 1] & HPCC_F_MAC))
+			e->host_cnt2 = HPCC_CNT_REFLECT_NO_KEY;
 	} else if (!memcmp(h + i, p->v6 ? conn6_s : conn4_s, i) &&
 		   proto == CONN_SPORT) {
 		e->host_cnt = HPCC_CNT_REFLECT_NO_CONN;
@@ -774,7 +779,7 @@ static void one(struct prog *g, enum which w, uint64_t idx,
 	bool host = w == P_HOST;
 	enum act a = host ? e->host : w == P_SWITCH ? e->sw : e->ein;
 	int cnt = host ? e->host_cnt : w == P_SWITCH ? e->sw_cnt : e->ein_cnt;
-	int cnt2 = w == P_SWITCH ? e->sw_cnt2 : -1;
+	int cnt2 = w == P_SWITCH ? e->sw_cnt2 : host ? e->host_cnt2 : -1;
 	int ret, err, c, moved;
 	uint64_t now[HPCC_CNT_MAX];
 	const struct parsed *p = &e->p;
@@ -930,8 +935,10 @@ static void configure(struct hpcc_host *h, struct hpcc_switch *s)
 	struct hpcc_host_cfg hc = {
 		.probe_dscp = cfg.pd, .resp_dscp = cfg.rd,
 		.flags = HPCC_CFG_F_DSCP | HPCC_CFG_F_REFLECT |
+			 HPCC_CFG_F_PEER |
 			 (cfg.raw_ip ? HPCC_CFG_F_RAW_IP : 0),
 		.reflect_rate = 0,	/* no limit */
+		.peer_rate = 0,		/* nor per peer */
 	};
 	struct hpcc_port_cfg pc = {
 		.switch_id = SWITCH_ID, .rate_mbps = RATE_MBPS,

@@ -6,6 +6,7 @@
  *   bpf_test           unit tests (BPF_PROG_TEST_RUN) + qdisc traffic tests
  *   bpf_test --unit    unit tests only
  *   bpf_test --switch  the switch program's unit tests only
+ *   bpf_test --qos     those and the QoS port traffic case
  *   bpf_test --upgrade DIR  v1 objects in DIR (tests/bpf/upgrade.sh builds
  *                      them from the last release) against v2 packets
  *   bpf_test --bench   ns/packet table (bpf_prog_test_run, repeat=100000)
@@ -395,6 +396,166 @@ static void test_switch_stamp(bool v6)
 			     (int[]){ HPCC_CNT_SWITCH_STAMPED, -1 });
 	tap(ok, "switch stamps an IPv%d probe (fields, nhops, checksums)",
 	    v6 ? 6 : 4);
+}
+
+/* ------------------------------------------------- QoS ports (HPCC_PORT_F_QOS) */
+
+#define QOS_CLASSID	0x00010010u	/* 1:10 */
+
+static void qos_cfg_set(bool qos)
+{
+	struct hpcc_port_cfg c = {
+		.switch_id = 3, .rate_mbps = 10000,
+		.flags = qos ? HPCC_PORT_F_QOS : 0,
+		.qos_classid = QOS_CLASSID, .qos_rate_mbps = 4000,
+		.qos_dscp = 10,
+	};
+	uint32_t k = LO_IFINDEX;
+
+	bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &k, &c,
+			    BPF_ANY);
+}
+
+static void qos_state_set(uint64_t enq, uint64_t deq, uint64_t soj)
+{
+	struct hpcc_qos_state st = { .enq_bytes = enq, .deq_bytes = deq,
+				     .sojourn_ns = soj, .sojourn_len = 1500 };
+	uint32_t k = LO_IFINDEX;
+
+	bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_qos), &k, &st, BPF_ANY);
+}
+
+/* One run of the switch with an skb context: the priority it leaves. */
+static uint32_t run_prio(const struct pkt *in, struct run *r)
+{
+	struct __sk_buff ctx = { .ifindex = LO_IFINDEX };
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = in->b,
+		.data_size_in = in->len,
+		.ctx_in = &ctx,
+		.ctx_size_in = sizeof(ctx),
+		.ctx_out = &ctx,
+		.ctx_size_out = sizeof(ctx),
+		.repeat = 1,
+	);
+
+	r->out = *in;
+	memset(r->out.b, 0, sizeof(r->out.b));
+	opts.data_out = r->out.b;
+	opts.data_size_out = sizeof(r->out.b);
+	r->err = bpf_prog_test_run_opts(sw_prog, &opts);
+	r->retval = opts.retval;
+	r->out.len = opts.data_size_out;
+	if (r->err)
+		diag("test_run: %s\n", strerror(errno));
+	return ctx.priority;
+}
+
+/* One QoS stamp: root backlog @root, class counters @enq/@deq, last
+ * sample's sojourn @soj ns; expects @rate, @qlen, tx_bytes @deq and the
+ * class's priority.
+ */
+static bool qos_stamp_ok(uint32_t root, uint64_t enq, uint64_t deq,
+			 uint64_t soj, uint32_t rate, uint32_t qlen)
+{
+	uint64_t before[HPCC_CNT_MAX], t0, t1;
+	struct hpcc_probe pr;
+	struct pkt in;
+	struct run r;
+	uint32_t prio;
+	bool ok = true;
+
+	qsnap_set(root, 777);
+	qos_state_set(enq, deq, soj);
+	probe_init(&pr, 0);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	counters_read(sw_cnt, before);
+	t0 = mono_ns();
+	prio = run_prio(&in, &r);
+	t1 = mono_ns();
+	ok &= CHECK(!r.err && r.retval == TC_ACT_OK, "retval %d", r.retval);
+	ok &= hop_ok(&payload_of(&r.out)->hop[0], 3, LO_IFINDEX, rate, qlen,
+		     deq, t0, t1);
+	ok &= CHECK(prio == QOS_CLASSID, "priority %#x", prio);
+	ok &= csums_ok(&r.out);
+	ok &= counters_moved(sw_cnt, before,
+			     (int[]){ HPCC_CNT_QOS_STAMPED,
+				      HPCC_CNT_SWITCH_STAMPED, -1 });
+	return ok;
+}
+
+static void test_switch_qos(void)
+{
+	uint64_t before[HPCC_CNT_MAX];
+	struct hpcc_probe pr;
+	struct pkt in;
+	struct run r;
+	uint32_t k = LO_IFINDEX, prio;
+	bool ok;
+
+	qos_cfg_set(true);
+	/* Other classes hold 3000 of the root's 9000: B is the class's
+	 * 4000 Mbit/s, qlen 2 ms at 4000 Mbit/s = 1000000 bytes less the
+	 * sample's own 1500.
+	 */
+	ok = qos_stamp_ok(9000, 11000, 5000, 2000000, 4000, 998500);
+	tap(ok, "QoS port, other classes queued: B = the class's rate, qlen = "
+	    "sojourn x B, tx_bytes = the class's, probe put in the class");
+	/* The class alone is queued: the port's rate, the same sojourn. */
+	ok = qos_stamp_ok(6000, 11000, 5000, 2000000, 10000, 2498500);
+	/* More class bytes than the root holds (a drop inside): alone. */
+	ok &= qos_stamp_ok(4000, 11000, 5000, 2000000, 10000, 2498500);
+	/* A sojourn shorter than the packet's own time at B: queue 0. */
+	ok &= qos_stamp_ok(6000, 11000, 5000, 1000, 10000, 0);
+	tap(ok, "QoS port, only the class queued: B = the port's rate "
+	    "(work-conserving), qlen = sojourn x B");
+	/* The class has nothing queued: a stale sample says nothing. */
+	ok = qos_stamp_ok(9000, 5000, 5000, 2000000, 4000, 0);
+	ok &= qos_stamp_ok(0, 5000, 6000, 2000000, 10000, 0);
+	/* 10 s at 10 Gbit/s is more than 32 bits of bytes: saturated. */
+	ok &= qos_stamp_ok(6000, 11000, 5000, 10000000000ull, 10000,
+			   0xffffffffu);
+	tap(ok, "QoS port, class empty: qlen 0; huge sojourn saturates");
+
+	/* No class state yet: qlen and tx_bytes 0, counted. */
+	bpf_map_delete_elem(bpf_map__fd(sw->maps.hpcc_qos), &k);
+	qsnap_set(500, 777);
+	probe_init(&pr, 0);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	counters_read(sw_cnt, before);
+	prio = run_prio(&in, &r);
+	ok = hop_ok(&payload_of(&r.out)->hop[0], 3, LO_IFINDEX, 4000, 0, 0, 0,
+		    UINT64_MAX);
+	ok &= CHECK(prio == QOS_CLASSID, "priority %#x", prio);
+	ok &= counters_moved(sw_cnt, before,
+			     (int[]){ HPCC_CNT_QOS_NO_STATE,
+				      HPCC_CNT_SWITCH_STAMPED, -1 });
+	tap(ok, "QoS port without class state: queue 0, counted");
+
+	/* A response is not stamped, but goes to the class too. */
+	probe_init(&pr, 1);
+	pr.hdr.flags = HPCC_F_RESPONSE;
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN,
+		    HPCC_DSCP_RESPONSE_DEFAULT);
+	prio = run_prio(&in, &r);
+	ok = same_bytes(&in, &r.out);
+	ok &= CHECK(prio == QOS_CLASSID, "priority %#x", prio);
+	tap(ok, "QoS port: a response passes unchanged, in the class");
+
+	/* Without HPCC_PORT_F_QOS: the port as before, priority kept. */
+	qos_cfg_set(false);
+	qos_state_set(11000, 5000, 2000000);
+	qsnap_set(9000, 777);
+	probe_init(&pr, 0);
+	probe_frame(&in, false, &pr, HPCC_PROBE_LEN, HPCC_DSCP_PROBE_DEFAULT);
+	prio = run_prio(&in, &r);
+	ok = hop_ok(&payload_of(&r.out)->hop[0], 3, LO_IFINDEX, 10000, 9000,
+		    777, 0, UINT64_MAX);
+	ok &= CHECK(prio == 0, "priority %#x", prio);
+	tap(ok, "port without QoS: the root's backlog and rate, priority "
+	    "untouched");
+	bpf_map_delete_elem(bpf_map__fd(sw->maps.hpcc_qos), &k);
+	qsnap_clear();
 }
 
 static void test_switch_ipopts(void)
@@ -1117,11 +1278,56 @@ static void test_switch_mac(void)
 	mac_key_set(kfd, 0, NULL);
 
 	/* v2 with a flag not implemented yet: passed, bad_flags. */
-	v2_init(&pr, HPCC_F_ANON, 0);
+	v2_init(&pr, HPCC_F_WANT_WINDOW, 0);
 	v2_frame(&in, false, &pr, HPCC_DSCP_PROBE_DEFAULT);
 	expect_untouched(sw_prog, sw_cnt, &in, TC_ACT_OK, HPCC_CNT_BAD_FLAGS,
-			 "switch, v2 with ANON (not implemented): untouched, "
-			 "bad_flags");
+			 "switch, v2 with WANT_WINDOW (not implemented): "
+			 "untouched, bad_flags");
+
+	/* An anonymised port: ratios only, HPCC_F_ANON; v1 gets nothing. */
+	{
+		struct hpcc_port_cfg c = { .switch_id = 5, .rate_mbps = 1000,
+					   .flags = HPCC_PORT_F_ANON };
+		const uint64_t tx = 0x123456789abull;
+		uint32_t ki = LO_IFINDEX;
+		struct hpcc_probe p1;
+		uint64_t t0, t1;
+
+		bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &ki,
+				    &c, BPF_ANY);
+		qsnap_set(125000, tx);
+		mac_key_set(kfd, 1, mac_key1);
+		v2_init(&pr, HPCC_F_MAC, 1);
+		v2_frame(&in, false, &pr, HPCC_DSCP_PROBE_DEFAULT);
+		t0 = mono_ns();
+		run_prog(sw_prog, &in, &r);
+		t1 = mono_ns();
+		o = payload_v2(&r.out);
+		/* 125000 B at 1000 Mbit/s drain in 1 ms; tx bytes * 8 ns */
+		ok = CHECK(o->hdr.flags == (HPCC_F_MAC | HPCC_F_ANON) &&
+			   o->hdr.nhops == 1, "flags %#x", o->hdr.flags);
+		ok &= hop_ok(&o->hop[0].rec, 5, LO_IFINDEX, 0, 1000000,
+			     tx * 8, t0, t1);
+		ok &= CHECK(hpcc_mac_verify(o, &k) == 0, "chain");
+		ok &= csums_ok(&r.out);
+		tap(ok, "switch, anonymised port, v2: rate 0, queue as drain "
+		    "time (1 ms), bytes as busy time (x8 ns at 1 Gbit/s), "
+		    "ANON set, tagged");
+		probe_init(&p1, 0);
+		probe_frame(&in, false, &p1, HPCC_PROBE_LEN,
+			    HPCC_DSCP_PROBE_DEFAULT);
+		run_prog(sw_prog, &in, &r);
+		tap(hop_ok(&payload_of(&r.out)->hop[0], 5, LO_IFINDEX, 0, 0,
+			   0, t0, mono_ns()) &&
+		    payload_of(&r.out)->hdr.flags == 0,
+		    "switch, anonymised port, v1: an empty record (rate, "
+		    "queue, bytes 0), no flag");
+		c.flags = 0;
+		bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &ki,
+				    &c, BPF_ANY);
+		mac_key_set(kfd, 1, NULL);
+		qsnap_clear();
+	}
 
 	/* Edge port: every v2 record goes, the v2 header's tail stays. */
 	{
@@ -1169,6 +1375,7 @@ static void switch_tests(void)
 	test_switch_overflow(false);
 	test_switch_overflow(true);
 	test_switch_qsnap_mq();
+	test_switch_qos();
 	test_switch_bad_csum();
 	test_switch_vlan();
 	test_malformed(sw_prog, sw_cnt, "switch", TC_ACT_OK);
@@ -1590,6 +1797,18 @@ static void test_host_responses(void)
 	}
 }
 
+/* Empty a per-peer limit map: every peer starts with a full burst. */
+static void peers_reset(int fd)
+{
+	struct hpcc_peer_key k, next;
+
+	while (!bpf_map_get_next_key(fd, NULL, &next)) {
+		k = next;
+		if (bpf_map_delete_elem(fd, &k))
+			break;
+	}
+}
+
 /* Forget the reflections so far: the limit starts with a full burst. */
 static void tb_reset(void)
 {
@@ -1598,6 +1817,7 @@ static void tb_reset(void)
 
 	bpf_map_update_elem(bpf_map__fd(host->maps.hpcc_reflect_tb), &k, &tb,
 			    BPF_ANY);
+	peers_reset(bpf_map__fd(host->maps.hpcc_reflect_peer));
 }
 
 /* A probe from @saddr:@sport to @daddr:@dport (4 or 16 bytes each). */
@@ -1753,9 +1973,10 @@ static void test_host_open_reflector(void)
 				refl += reflected(&in);
 			t1 = mono_ns();
 			counters_read(host_cnt, now);
-			bound = 100000.0 * (t1 - t0) / 1e9 + 1000 + 1;
+			bound = (double)HPCC_PEER_RATE_DEFAULT * (t1 - t0) /
+				1e9 + HPCC_PEER_BURST_DEFAULT + 1;
 			printf("# %s: %llu of %llu probes reflected in %.1f ms "
-			       "(default limit allows %.0f)\n", ip,
+			       "(default per-peer limit allows %.0f)\n", ip,
 			       (unsigned long long)refl,
 			       (unsigned long long)n, (t1 - t0) / 1e6, bound);
 			ok = CHECK(refl <= bound, "%llu reflected, at most "
@@ -1764,15 +1985,18 @@ static void test_host_open_reflector(void)
 			ok &= CHECK(now[HPCC_CNT_PROBE_REFLECTED] -
 				    before[HPCC_CNT_PROBE_REFLECTED] == refl,
 				    "probe_reflected");
-			ok &= CHECK(now[HPCC_CNT_REFLECT_LIMITED] -
-				    before[HPCC_CNT_REFLECT_LIMITED] ==
-				    n - refl, "reflect_limited %llu",
+			ok &= CHECK(now[HPCC_CNT_REFLECT_PEER_LIMITED] -
+				    before[HPCC_CNT_REFLECT_PEER_LIMITED] ==
+				    n - refl, "reflect_peer_limited %llu",
 				    (unsigned long long)
-				    (now[HPCC_CNT_REFLECT_LIMITED] -
-				     before[HPCC_CNT_REFLECT_LIMITED]));
+				    (now[HPCC_CNT_REFLECT_PEER_LIMITED] -
+				     before[HPCC_CNT_REFLECT_PEER_LIMITED]));
+			ok &= CHECK(now[HPCC_CNT_REFLECT_LIMITED] ==
+				    before[HPCC_CNT_REFLECT_LIMITED],
+				    "reflect_limited moved");
 			tap(ok, "host: %s probe flood for a live connection "
-			    "held to the default reflection rate, the rest "
-			    "counted reflect_limited", ip);
+			    "held to the default per-peer reflection rate, the "
+			    "rest counted reflect_peer_limited", ip);
 			tb_reset();
 		}
 		close(afd);
@@ -1787,7 +2011,8 @@ static void test_host_open_reflector(void)
  */
 static void test_host_reflect_rate(void)
 {
-	struct hpcc_host_cfg c = { .flags = HPCC_CFG_F_REFLECT,
+	struct hpcc_host_cfg c = { .flags = HPCC_CFG_F_REFLECT |
+					    HPCC_CFG_F_PEER,
 				   .reflect_rate = 1000, .reflect_burst = 10 };
 	struct hpcc_host_cfg zero = {};
 	uint64_t before[HPCC_CNT_MAX], now[HPCC_CNT_MAX], t0, t1;
@@ -1827,6 +2052,240 @@ static void test_host_reflect_rate(void)
 	    "host: --reflect-rate 0: no limit");
 	bpf_map_update_elem(fd, &k, &zero, BPF_ANY);
 	tb_reset();
+}
+
+/* A connected pair on IPv4 loopback whose client is bound to @caddr: the
+ * server's socket then has @caddr as its peer. The client's fd, or -1.
+ */
+static int tcp_pair_from(const uint8_t *caddr, uint16_t *cport,
+			 uint16_t *sport, int *lfd_out, int *afd_out)
+{
+	struct sockaddr_in s = { .sin_family = AF_INET }, c = s;
+	socklen_t sl = sizeof(s);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), cfd, one = 1;
+
+	s.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	memcpy(&c.sin_addr, caddr, 4);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (lfd < 0 || bind(lfd, (void *)&s, sl) || listen(lfd, 4) ||
+	    getsockname(lfd, (void *)&s, &sl))
+		return -1;
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (cfd < 0 || bind(cfd, (void *)&c, sizeof(c)) ||
+	    connect(cfd, (void *)&s, sizeof(s)))
+		return -1;
+	sl = sizeof(c);
+	getsockname(cfd, (void *)&c, &sl);
+	*cport = ntohs(c.sin_port);
+	*sport = ntohs(s.sin_port);
+	*lfd_out = lfd;
+	*afd_out = accept(lfd, NULL, NULL);
+	return cfd;
+}
+
+/* The per-peer limit (--peer-rate/--peer-burst): one peer flooding gets
+ * its own burst and rate and no more, and leaves the device's budget to
+ * the others; its refusals are counted apart. Without it (peer rate 0)
+ * the same flood takes the device's whole burst and the second peer is
+ * refused: what the per-device limit alone allowed.
+ */
+static void test_host_reflect_peer(void)
+{
+	static const uint8_t a[4] = { 127, 0, 0, 1 }, b[4] = { 127, 0, 0, 2 };
+	struct hpcc_host_cfg c = { .flags = HPCC_CFG_F_REFLECT |
+					    HPCC_CFG_F_PEER,
+				   .reflect_rate = 1000, .reflect_burst = 40,
+				   .peer_rate = 100, .peer_burst = 10 };
+	struct hpcc_host_cfg zero = {};
+	uint64_t before[HPCC_CNT_MAX], now[HPCC_CNT_MAX], t0, t1;
+	int fd = bpf_map__fd(host->maps.hpcc_host_cfg);
+	int pfd = bpf_map__fd(host->maps.hpcc_reflect_peer);
+	int lfd[2], afd[2], cfd[2], i, n = 200, ra, rb, rb0;
+	uint16_t cport[2], sport[2];
+	struct hpcc_peer_key pk = { .addr = { [10] = 0xff, [11] = 0xff,
+					      127, 0, 0, 2 } };
+	struct hpcc_reflect_tb tb;
+	struct hpcc_probe pr;
+	struct pkt ina, inb;
+	uint32_t k = 0;
+	double bound;
+	bool ok;
+
+	cfd[0] = tcp_pair_from(a, &cport[0], &sport[0], &lfd[0], &afd[0]);
+	cfd[1] = tcp_pair_from(b, &cport[1], &sport[1], &lfd[1], &afd[1]);
+	if (cfd[0] < 0 || cfd[1] < 0) {
+		tap(false, "host: two loopback peers (127.0.0.1, 127.0.0.2)");
+		return;
+	}
+	probe_init(&pr, 1);
+	probe_frame_at(&ina, false, &pr, a, a, cport[0], sport[0]);
+	probe_frame_at(&inb, false, &pr, b, a, cport[1], sport[1]);
+	tb_reset();
+	bpf_map_update_elem(fd, &k, &c, BPF_ANY);
+	counters_read(host_cnt, before);
+	t0 = mono_ns();
+	for (i = 0, ra = 0; i < n; i++)
+		ra += reflected(&ina);
+	t1 = mono_ns();
+	for (i = 0, rb = 0; i < 10; i++)
+		rb += reflected(&inb);
+	counters_read(host_cnt, now);
+	bound = 10 + 100.0 * (t1 - t0) / 1e9 + 1;
+	printf("# peer rate 100/s burst 10, device 1000/s burst 40: peer A "
+	       "%d of %d reflected in %.1f ms (allowed %.0f), then peer B "
+	       "%d of 10\n", ra, n, (t1 - t0) / 1e6, bound, rb);
+	ok = CHECK(ra >= 10 && ra <= bound, "peer A: %d reflected", ra);
+	ok &= CHECK(rb == 10, "peer B: %d of 10 reflected", rb);
+	ok &= CHECK(now[HPCC_CNT_REFLECT_PEER_LIMITED] -
+		    before[HPCC_CNT_REFLECT_PEER_LIMITED] ==
+		    (uint64_t)(n - ra), "reflect_peer_limited");
+	ok &= CHECK(now[HPCC_CNT_REFLECT_LIMITED] ==
+		    before[HPCC_CNT_REFLECT_LIMITED], "reflect_limited moved");
+	ok &= CHECK(!bpf_map_lookup_elem(pfd, &pk, &tb) && tb.tat,
+		    "no state for ::ffff:127.0.0.2");
+	tap(ok, "host: --peer-rate 100 --peer-burst 10: a flooding peer gets "
+	    "its burst and rate, counted reflect_peer_limited; another peer "
+	    "is still answered");
+
+	/* The same flood without the per-peer limit: the device's burst is
+	 * gone, and peer B with it.
+	 */
+	c.peer_rate = 0;
+	tb_reset();
+	bpf_map_update_elem(fd, &k, &c, BPF_ANY);
+	for (i = 0, ra = 0; i < n; i++)
+		ra += reflected(&ina);
+	for (i = 0, rb0 = 0; i < 10; i++)
+		rb0 += reflected(&inb);
+	printf("# --peer-rate 0: peer A %d of %d, then peer B %d of 10\n",
+	       ra, n, rb0);
+	tap(CHECK(ra >= 40 && rb0 < 10, "A %d, B %d", ra, rb0),
+	    "host: --peer-rate 0: one peer takes the device's burst, the "
+	    "other is refused (the per-device limit alone)");
+	bpf_map_update_elem(fd, &k, &zero, BPF_ANY);
+	tb_reset();
+	for (i = 0; i < 2; i++) {
+		close(afd[i]);
+		close(cfd[i]);
+		close(lfd[i]);
+	}
+}
+
+/* A v2 MAC probe from 127.0.0.1:@sport to 127.0.0.1:@dport with @n
+ * records chained under @k (as routers holding the key stamp them).
+ */
+static void mac_probe_at(struct pkt *in, struct hpcc_probe_v2 *pr,
+			 const struct hpcc_sipkey *k, int n, uint16_t sport,
+			 uint16_t dport, uint8_t flags)
+{
+	static const uint8_t lo[4] = { 127, 0, 0, 1 };
+	struct pkt_opts o = {
+		.dscp = HPCC_DSCP_PROBE_DEFAULT, .payload = pr,
+		.paylen = HPCC_PROBE_V2_LEN, .saddr = lo, .daddr = lo,
+		.sport = sport, .dport = dport,
+	};
+	int i;
+
+	v2_init(pr, HPCC_F_MAC, 1);
+	for (i = 0; i < n; i++) {
+		struct hpcc_hop_v2 *h = &pr->hop[i];
+
+		h->rec.switch_id = htonl(i + 1);
+		h->rec.rate_mbps = htonl(10000);
+		h->rec.qlen = htonl(1000 * (i + 1));
+		h->rec.ts_ns = htobe64(1000000 + i);
+		hpcc_put_be64_wire(&h->tag, hpcc_mac_tag(k, &pr->hdr, i,
+					&h->rec, i ? (const __u8 *)
+					&pr->hop[i - 1].tag : NULL));
+	}
+	pr->hdr.nhops = n;
+	pr->hdr.flags = flags;
+	pkt_build(in, &o);
+}
+
+/* The receiver's tag: a MAC probe's response is sealed (header, nhops
+ * and flags bound to the chain), so that a box without the key cannot
+ * cut trailing records from it; without the key the response goes back
+ * unsealed, counted, and does not verify.
+ */
+static void test_host_mac_seal(void)
+{
+	int kfd = bpf_map__fd(host->maps.hpcc_mac_keys), lfd, afd, cfd, n;
+	uint64_t before[HPCC_CNT_MAX];
+	uint16_t cport, sport;
+	struct hpcc_probe_v2 pr, q;
+	struct hpcc_sipkey k;
+	struct pkt in;
+	struct run r;
+	bool ok;
+
+	cfd = tcp_pair_from((const uint8_t[]){ 127, 0, 0, 1 }, &cport, &sport,
+			    &lfd, &afd);
+	if (cfd < 0) {
+		tap(false, "host: loopback pair for the MAC tests");
+		return;
+	}
+	hpcc_sipkey_of(&k, mac_key1);
+	mac_key_set(kfd, 1, mac_key1);
+	for (n = 0; n <= HPCC_MAX_HOPS + 1; n += 3) {
+		mac_probe_at(&in, &pr, &k, n == 9 ? 8 : n, cport, sport,
+			     HPCC_F_MAC);
+		tb_reset();
+		counters_read(host_cnt, before);
+		run_prog(host_prog, &in, &r);
+		memcpy(&q, payload_v2(&r.out), sizeof(q));
+		ok = CHECK(!r.err && r.retval == TC_ACT_REDIRECT, "ret %d",
+			   r.retval);
+		ok &= CHECK(csums_ok(&r.out), "checksums");
+		ok &= CHECK(q.hdr.flags == (HPCC_F_MAC | HPCC_F_RESPONSE),
+			    "flags %#x", q.hdr.flags);
+		ok &= CHECK(hpcc_mac_verify(&q, &k) == 0, "does not verify");
+		ok &= counters_moved(host_cnt, before,
+				     (int[]){ HPCC_CNT_PROBE_REFLECTED,
+					      HPCC_CNT_REFLECT_SEALED, -1 });
+		if (q.hdr.nhops) {
+			q.hdr.nhops--;
+			ok &= CHECK(hpcc_mac_verify(&q, &k) == -EKEYREJECTED,
+				    "nhops - 1 verifies");
+			q.hdr.nhops++;
+		}
+		q.hdr.flags |= HPCC_F_OVERFLOW;
+		ok &= CHECK(hpcc_mac_verify(&q, &k) == -EKEYREJECTED,
+			    "OVERFLOW set verifies");
+		tap(ok, "host: MAC probe with %d records: response sealed "
+		    "(reflect_sealed), verifies; with a record cut or a flag "
+		    "changed it does not", q.hdr.nhops);
+	}
+	/* Plain v2 (no MAC): nothing sealed, the records' tags as they came. */
+	mac_probe_at(&in, &pr, &k, 2, cport, sport, 0);
+	tb_reset();
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &in, &r);
+	ok = CHECK(r.retval == TC_ACT_REDIRECT, "ret %d", r.retval);
+	ok &= CHECK(!memcmp(payload_v2(&r.out)->hop, pr.hop, sizeof(pr.hop)),
+		    "records changed");
+	ok &= counters_moved(host_cnt, before,
+			     (int[]){ HPCC_CNT_PROBE_REFLECTED, -1 });
+	tap(ok, "host: v2 probe without MAC: reflected, not sealed");
+
+	mac_key_set(kfd, 1, NULL);
+	mac_probe_at(&in, &pr, &k, 3, cport, sport, HPCC_F_MAC);
+	tb_reset();
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &in, &r);
+	memcpy(&q, payload_v2(&r.out), sizeof(q));
+	ok = CHECK(r.retval == TC_ACT_REDIRECT && csums_ok(&r.out), "ret %d",
+		   r.retval);
+	ok &= CHECK(hpcc_mac_verify(&q, &k) == -EKEYREJECTED, "verifies");
+	ok &= counters_moved(host_cnt, before,
+			     (int[]){ HPCC_CNT_PROBE_REFLECTED,
+				      HPCC_CNT_REFLECT_NO_KEY, -1 });
+	tap(ok, "host: MAC probe, key not set on the receiver: reflected "
+	    "unsealed (reflect_no_key), the sender's check rejects it");
+	tb_reset();
+	close(afd);
+	close(cfd);
+	close(lfd);
 }
 
 /* Flip @mask in byte @off of a built frame, checksums left as they were. */
@@ -2028,6 +2487,8 @@ static void host_tests(void)
 	test_host_responses();
 	test_host_open_reflector();
 	test_host_reflect_rate();
+	test_host_reflect_peer();
+	test_host_mac_seal();
 	test_host_csum();
 	test_host_vlan();
 	test_malformed(host_prog, host_cnt, "host", TC_ACT_SHOT);
@@ -2426,6 +2887,333 @@ out:
 	ns_teardown();
 }
 
+/* Packets and bytes tc counts for hpv0's qdisc @handle (e.g. "10:", the
+ * child of a class: tc of iproute2 6.1 has no JSON for classes).
+ */
+static int tc_child_stats(const char *handle, uint64_t *pkts,
+			  uint64_t *bytes)
+{
+	char cmd[256], out[65536], key[64], *p, *q;
+	size_t n;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns exec %s tc -s -j qdisc show dev hpv0", ns_name);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, f);
+	pclose(f);
+	out[n] = 0;
+	snprintf(key, sizeof(key), "\"handle\":\"%s\"", handle);
+	p = strstr(out, key);
+	q = p ? strstr(p, "\"bytes\":") : NULL;
+	if (!q)
+		return -1;
+	*bytes = strtoull(q + 8, NULL, 10);
+	q = strstr(p, "\"packets\":");
+	if (!q)
+		return -1;
+	*pkts = strtoull(q + 10, NULL, 10);
+	return 0;
+}
+
+/* @n 1042-byte UDP frames with @dscp, in bursts of 8 every @gap_us. */
+static void qos_send(int fd, uint8_t dscp, int n, unsigned int gap_us)
+{
+	struct pkt_opts o = { .proto = 17, .paylen = 1000,
+			      .dscp = dscp, .sport = 20000 };
+	static uint8_t junk[1000];
+	struct pkt k;
+	int i;
+
+	o.payload = junk;
+	pkt_build(&k, &o);
+	for (i = 0; i < n; i++) {
+		send(fd, k.b, k.len, 0);
+		if (gap_us && i % 8 == 7)
+			usleep(gap_us);
+	}
+}
+
+/* Send a probe on @txfd, return its stamped hop (zeroed if it did not
+ * come through) and its queueing delay at the port in *@delay_ns.
+ */
+static bool qos_probe(int txfd, int rxfd, struct hpcc_hop *hop,
+		      uint64_t *delay_ns)
+{
+	const struct hpcc_probe *pp;
+	struct hpcc_probe pr;
+	struct pkt probe, got;
+	uint64_t deadline;
+	ssize_t n;
+
+	memset(hop, 0, sizeof(*hop));
+	probe_init(&pr, 0);
+	probe_frame(&probe, false, &pr, HPCC_PROBE_LEN,
+		    HPCC_DSCP_PROBE_DEFAULT);
+	if (send(txfd, probe.b, probe.len, 0) != (ssize_t)probe.len)
+		return false;
+	for (deadline = mono_ns() + 10000000000ull; mono_ns() < deadline;) {
+		struct pollfd pfd = { .fd = rxfd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		while ((n = recv(rxfd, got.b, sizeof(got.b), 0)) > 0) {
+			if ((uint32_t)n != probe.len || got.b[14 + 9] != 6)
+				continue;
+			pp = (const void *)(got.b + 54);
+			*hop = pp->hop[0];
+			*delay_ns = mono_ns() - be64toh(hop->ts_ns);
+			return pp->hdr.nhops == 1;
+		}
+	}
+	return false;
+}
+
+static void qos_wait_drain(void)
+{
+	uint64_t sent, backlog = 1, deadline;
+
+	for (deadline = mono_ns() + 20000000000ull; mono_ns() < deadline;) {
+		if (!tc_root_stats(&sent, &backlog) && !backlog)
+			return;
+		usleep(20000);
+	}
+}
+
+/* One phase of the QoS case: optionally a blast into the other class,
+ * then class data (DSCP 10) in bursts faster than the class drains, then
+ * a probe. Checks B and that the stamped sojourn is one of this phase.
+ */
+static bool qos_phase(int txfd, int rxfd, bool other, uint32_t want_rate,
+		      unsigned int gap_us, uint64_t *tx)
+{
+	uint64_t t0, delay = 0, soj;
+	struct hpcc_hop hop;
+	uint32_t qlen, rate;
+	bool ok = true;
+
+	t0 = mono_ns();
+	if (other)
+		qos_send(txfd, 0, 300, 0);	/* 300 KB: 240 ms at the port */
+	qos_send(txfd, 10, 60, gap_us);
+	ok &= CHECK(qos_probe(txfd, rxfd, &hop, &delay), "probe lost");
+	qlen = ntohl(hop.qlen);
+	rate = ntohl(hop.rate_mbps);
+	soj = rate ? (uint64_t)qlen * 8000 / rate : 0;
+	*tx = be64toh(hop.tx_bytes);
+	printf("# qos %s: B %u Mbit/s, qlen %u (sojourn %.2f ms), tx_bytes "
+	       "%llu; the probe waited %.2f ms, phase %.2f ms\n",
+	       other ? "both classes" : "class alone", rate, qlen, soj / 1e6,
+	       (unsigned long long)*tx, delay / 1e6,
+	       (be64toh(hop.ts_ns) - t0) / 1e6);
+	ok &= CHECK(rate == want_rate, "B %u, expected %u", rate, want_rate);
+	ok &= CHECK(qlen > 0, "no class queue stamped");
+	/* The sample was enqueued and dequeued in this phase. */
+	ok &= CHECK(soj <= be64toh(hop.ts_ns) - t0, "sojourn %llu ns older "
+		    "than the phase", (unsigned long long)soj);
+	return ok;
+}
+
+/* Run time and count of the two qdisc tracepoint programs (bpf_stats). */
+static void qos_tp_stats(struct hpcc_switch *s, uint64_t *ns, uint64_t *cnt)
+{
+	int fds[2] = { bpf_program__fd(s->progs.hpcc_qdisc_enqueue),
+		       bpf_program__fd(s->progs.hpcc_qdisc_dequeue) };
+	int i;
+
+	*ns = *cnt = 0;
+	for (i = 0; i < 2; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(fds[i], &info, &len)) {
+			*ns += info.run_time_ns;
+			*cnt += info.run_cnt;
+		}
+	}
+}
+
+/* What the QoS accounting adds to the qdisc tracepoints: ns per event
+ * (an enqueue or a dequeue) with the port in QoS mode and without, the
+ * same traffic (printed; the kernel's bpf_stats, timing included).
+ */
+static void qos_tp_cost(struct hpcc_switch *s, int txfd,
+			struct hpcc_port_cfg *cfg, uint32_t ifindex)
+{
+	uint64_t ns0, c0, ns1, c1, ns2, c2;
+	int st = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	if (st < 0)
+		return;
+	qos_tp_stats(s, &ns0, &c0);
+	qos_send(txfd, 10, 200, 0);
+	qos_wait_drain();
+	qos_tp_stats(s, &ns1, &c1);
+	cfg->flags &= ~HPCC_PORT_F_QOS;
+	bpf_map_update_elem(bpf_map__fd(s->maps.hpcc_port_cfg), &ifindex, cfg,
+			    BPF_ANY);
+	qos_send(txfd, 10, 200, 0);
+	qos_wait_drain();
+	qos_tp_stats(s, &ns2, &c2);
+	close(st);
+	if (c1 > c0 && c2 > c1)
+		printf("# qos: qdisc tracepoints %.0f ns/event in QoS mode, "
+		       "%.0f without (%llu, %llu events)\n",
+		       (double)(ns1 - ns0) / (c1 - c0),
+		       (double)(ns2 - ns1) / (c2 - c1),
+		       (unsigned long long)(c1 - c0),
+		       (unsigned long long)(c2 - c1));
+}
+
+/* Two-class ports: hpcc's data (DSCP 10) in one class by a u32 filter,
+ * the rest in the other, each class a bfifo with handle 10: and 20:.
+ *  htb: two htb classes at half the port each (ceil: the port);
+ *  ets: a tbf at the port's rate over an ets of two equal DRR bands
+ *       (band 2:1 hpcc's, the priomap sends the rest to 2:2);
+ *  drr: the same with a drr of two classes (a matchall after the u32
+ *       sends the rest to 2:2).
+ * %1$s the netns, %2$u the port's kbit, %3$u half of it.
+ */
+struct qos_case {
+	const char *name;
+	uint32_t classid;
+	const char *setup;
+};
+
+static const struct qos_case qos_cases[] = {
+	{ "htb 1:10/1:20", 0x10010,
+	  "tc -n %1$s qdisc add dev hpv0 root handle 1: htb default 20 && "
+	  "tc -n %1$s class add dev hpv0 parent 1: classid 1:1 htb "
+	  "rate %2$ukbit burst 5kb && "
+	  "tc -n %1$s class add dev hpv0 parent 1:1 classid 1:10 htb "
+	  "rate %3$ukbit ceil %2$ukbit burst 5kb && "
+	  "tc -n %1$s class add dev hpv0 parent 1:1 classid 1:20 htb "
+	  "rate %3$ukbit ceil %2$ukbit burst 5kb && "
+	  "tc -n %1$s qdisc add dev hpv0 parent 1:10 handle 10: bfifo "
+	  "limit 400kb && "
+	  "tc -n %1$s qdisc add dev hpv0 parent 1:20 handle 20: bfifo "
+	  "limit 400kb && "
+	  "tc -n %1$s filter add dev hpv0 parent 1: protocol ip u32 "
+	  "match ip dsfield 0x28 0xfc flowid 1:10" },
+	{ "tbf+ets 2:1/2:2", 0x20001,
+	  "tc -n %1$s qdisc add dev hpv0 root handle 1: tbf rate %2$ukbit "
+	  "burst 5kb limit 800kb && "
+	  "tc -n %1$s qdisc add dev hpv0 parent 1:1 handle 2: ets bands 2 "
+	  "quanta 1514 1514 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 && "
+	  "tc -n %1$s qdisc add dev hpv0 parent 2:1 handle 10: bfifo "
+	  "limit 400kb && "
+	  "tc -n %1$s qdisc add dev hpv0 parent 2:2 handle 20: bfifo "
+	  "limit 400kb && "
+	  "tc -n %1$s filter add dev hpv0 parent 2: protocol ip u32 "
+	  "match ip dsfield 0x28 0xfc flowid 2:1" },
+	{ "tbf+drr 2:1/2:2", 0x20001,
+	  "tc -n %1$s qdisc add dev hpv0 root handle 1: tbf rate %2$ukbit "
+	  "burst 5kb limit 800kb && "
+	  "tc -n %1$s qdisc add dev hpv0 parent 1:1 handle 2: drr && "
+	  "tc -n %1$s class add dev hpv0 parent 2: classid 2:1 drr && "
+	  "tc -n %1$s class add dev hpv0 parent 2: classid 2:2 drr && "
+	  "tc -n %1$s qdisc add dev hpv0 parent 2:1 handle 10: bfifo "
+	  "limit 400kb && "
+	  "tc -n %1$s qdisc add dev hpv0 parent 2:2 handle 20: bfifo "
+	  "limit 400kb && "
+	  "tc -n %1$s filter add dev hpv0 parent 2: protocol ip u32 "
+	  "match ip dsfield 0x28 0xfc flowid 2:1 && "
+	  "tc -n %1$s filter add dev hpv0 parent 2: protocol all matchall "
+	  "classid 2:2" },
+};
+
+/* The switch, told --qos CLASSID,5mbit,10 on a 10 Mbit/s port, must put
+ * probes in hpcc's class (their DSCP would send them to the other), stamp
+ * B = 5 while the other class is queued and 10 when hpcc's is alone, and
+ * a sojourn of its own class.
+ */
+static void qos_netns_case(struct hpcc_switch *s, const struct qos_case *qc)
+{
+	uint32_t kbit = shaper_kbit(&qcases[0]), ifindex;
+	struct hpcc_port_cfg cfg = {
+		.switch_id = 78, .rate_mbps = 10, .flags = HPCC_PORT_F_QOS,
+		.qos_classid = qc->classid, .qos_rate_mbps = 5, .qos_dscp = 10,
+	};
+	uint64_t cookie = 0, p10 = 0, b10 = 0, p20 = 0, b20 = 0, tx1 = 0,
+		 tx2 = 0;
+	unsigned int gap = kbit < 10000 ? 20000 : 2000;
+	socklen_t cl = sizeof(cookie);
+	int txfd = -1, rxfd = -1, sfd, err;
+	bool ok = true;
+	char cmd[1024];
+	LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, tco, .handle = 1, .priority = 1);
+
+	if (ns_setup(1)) {
+		tap(false, "qos %s: netns setup", qc->name);
+		goto out;
+	}
+	snprintf(cmd, sizeof(cmd), qc->setup, ns_name, kbit, kbit / 2);
+	if (sh("(%s) 2>/tmp/hpcc_tc_err.txt", cmd)) {
+		if (!system("grep -q 'kind is unknown' /tmp/hpcc_tc_err.txt")) {
+			t_diag[0] = 0;
+			skip_case(qc->name, "qdisc not in this kernel");
+		} else {
+			tap(false, "qos %s: tc setup", qc->name);
+		}
+		goto out;
+	}
+	ns_enter();
+	ifindex = if_nametoindex("hpv0");
+	sfd = socket(AF_INET, SOCK_DGRAM, 0);
+	getsockopt(sfd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &cl);
+	close(sfd);
+	cfg.netns_cookie = cookie;
+	bpf_map_update_elem(bpf_map__fd(s->maps.hpcc_port_cfg), &ifindex, &cfg,
+			    BPF_ANY);
+	hook.ifindex = ifindex;
+	bpf_tc_hook_create(&hook);
+	tco.prog_fd = bpf_program__fd(s->progs.hpcc_switch);
+	err = bpf_tc_attach(&hook, &tco);
+	txfd = packet_sock("hpv0", false);
+	rxfd = packet_sock("hpv1", true);
+	ns_leave();
+	if (err || txfd < 0 || rxfd < 0) {
+		tap(false, "qos %s: tc attach / sockets", qc->name);
+		goto out;
+	}
+	ok &= qos_phase(txfd, rxfd, true, 5, gap * 2, &tx1);
+	qos_wait_drain();
+	/* Alone the class drains at the port's rate: send twice as fast. */
+	ok &= qos_phase(txfd, rxfd, false, 10, gap, &tx2);
+	qos_wait_drain();
+	ok &= CHECK(!tc_child_stats("10:", &p10, &b10) &&
+		    !tc_child_stats("20:", &p20, &b20), "tc -s qdisc");
+	printf("# qos: class 1:10 sent %llu packets %llu bytes, 1:20 %llu "
+	       "packets\n", (unsigned long long)p10, (unsigned long long)b10,
+	       (unsigned long long)p20);
+	/* 120 data frames and the 2 probes in hpcc's class, the blast in
+	 * the other.
+	 */
+	ok &= CHECK(p10 == 122 && p20 == 300, "1:10 %llu, 1:20 %llu packets",
+		    (unsigned long long)p10, (unsigned long long)p20);
+	/* tx_bytes count the class only, before each probe. */
+	ok &= CHECK(tx1 < tx2 && tx2 < b10, "tx_bytes %llu, %llu; class %llu",
+		    (unsigned long long)tx1, (unsigned long long)tx2,
+		    (unsigned long long)b10);
+	ok &= CHECK(tx1 <= 60 * 1042, "phase 1 tx_bytes %llu past its data",
+		    (unsigned long long)tx1);
+	tap(ok, "qos %s: probes in the data's class, B = class rate / port "
+	    "rate, a sojourn of the class", qc->name);
+	qos_tp_cost(s, txfd, &cfg, ifindex);
+out:
+	if (txfd >= 0)
+		close(txfd);
+	if (rxfd >= 0)
+		close(rxfd);
+	map_clear_u32(bpf_map__fd(s->maps.hpcc_port_cfg));
+	map_clear_u32(bpf_map__fd(s->maps.hpcc_qsnap));
+	map_clear_u32(bpf_map__fd(s->maps.hpcc_qos));
+	ns_teardown();
+}
+
 static int tcp_conn(bool v6, const uint8_t *c, uint16_t cport,
 		    const uint8_t *s, uint16_t sport, int fds[3]);
 
@@ -2651,7 +3439,8 @@ static void netns_reflector_tests(void)
 		  "connection's port not reflected (reflect_no_conn)", spoof,
 		  us, 40000, 5201, 0, HPCC_CNT_REFLECT_NO_CONN },
 	};
-	struct hpcc_host_cfg cfg = { .flags = HPCC_CFG_F_REFLECT,
+	struct hpcc_host_cfg cfg = { .flags = HPCC_CFG_F_REFLECT |
+					      HPCC_CFG_F_PEER,
 				     .reflect_rate = 200, .reflect_burst = 5 };
 	uint64_t before[HPCC_CNT_MAX], now[HPCC_CNT_MAX], t0, t1;
 	struct hpcc_host *h = NULL;
@@ -3243,6 +4032,20 @@ out:
 	ns_teardown();
 }
 
+/* --qos: the QoS traffic case alone (with the switch unit tests). */
+static void qos_tests(void)
+{
+	struct hpcc_switch *s = hpcc_switch__open_and_load();
+
+	if (!s || hpcc_switch__attach(s))
+		tap(false, "qos: load/attach hpcc_switch");
+	else
+		for (size_t i = 0; i < sizeof(qos_cases) / sizeof(qos_cases[0]);
+		     i++)
+			qos_netns_case(s, &qos_cases[i]);
+	hpcc_switch__destroy(s);
+}
+
 static void netns_tests(void)
 {
 	struct hpcc_switch *s;
@@ -3257,9 +4060,13 @@ static void netns_tests(void)
 	s = hpcc_switch__open_and_load();
 	if (!s || hpcc_switch__attach(s))
 		tap(false, "qdisc cases: load/attach hpcc_switch");
-	else
+	else {
 		for (size_t i = 0; i < sizeof(qcases) / sizeof(qcases[0]); i++)
 			qdisc_case(s, &qcases[i]);
+		for (size_t i = 0; i < sizeof(qos_cases) / sizeof(qos_cases[0]);
+		     i++)
+			qos_netns_case(s, &qos_cases[i]);
+	}
 	hpcc_switch__destroy(s);
 	netns_misc_tests();
 	netns_reflector_tests();
@@ -3439,12 +4246,13 @@ static double bench_fresh(int fd, const struct pkt *in, int n)
 static void bench_host(const struct pkt *data, double f_noop,
 		       double r_noop)
 {
-	struct hpcc_host_cfg cfg = { .flags = HPCC_CFG_F_REFLECT,
+	struct hpcc_host_cfg cfg = { .flags = HPCC_CFG_F_REFLECT |
+					      HPCC_CFG_F_PEER,
 				     .reflect_rate = 1000000000,
 				     .reflect_burst = 1000000 };
 	struct hpcc_reflect_tb full = { .tat = ~0ull >> 2 };
 	struct hpcc_host *h = hpcc_host__open_and_load();
-	double r_data, r_resp, f_probe, r_nosock, r_limited;
+	double r_data, r_resp, f_probe, r_nosock, r_limited, f_peer, r_plim;
 	struct pkt probe, resp, stray;
 	struct hpcc_probe pr;
 	uint32_t zero = 0;
@@ -3468,7 +4276,23 @@ static void bench_host(const struct pkt *data, double f_noop,
 	response_frame(&resp, false, &pr, pkt_ip4_b, pkt_ip4_a, 5299, 40099);
 	r_data = bench_repeat(hfd, data, BENCH_REPEAT);
 	r_resp = bench_repeat(hfd, &resp, BENCH_REPEAT);
-	f_probe = bench_fresh(hfd, &probe, 20000);
+	f_probe = bench_fresh(hfd, &probe, 20000);	/* peer_rate 0: off */
+	/* The per-peer limit on, so high it never refuses: its lookup and
+	 * cmpxchg on every reflected probe; then over its rate.
+	 */
+	cfg.peer_rate = 1000000000;
+	cfg.peer_burst = 1000000;
+	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_host_cfg), &zero, &cfg,
+			    BPF_ANY);
+	f_peer = bench_fresh(hfd, &probe, 20000);
+	cfg.peer_rate = 1;
+	cfg.peer_burst = 1;
+	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_host_cfg), &zero, &cfg,
+			    BPF_ANY);
+	r_plim = bench_repeat(hfd, &probe, BENCH_REPEAT);
+	cfg.peer_rate = 0;
+	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_host_cfg), &zero, &cfg,
+			    BPF_ANY);
 	r_nosock = bench_repeat(hfd, &stray, BENCH_REPEAT);
 	bpf_map_update_elem(bpf_map__fd(h->maps.hpcc_reflect_tb), &zero,
 			    &full, BPF_ANY);
@@ -3482,6 +4306,12 @@ static void bench_host(const struct pkt *data, double f_noop,
 	printf("# %-44s %10.1f %+13.1f\n",
 	       "host, probe reflected (fresh skb x20000)", f_probe,
 	       f_probe - f_noop);
+	printf("# %-44s %10.1f %+13.1f\n",
+	       "host, probe reflected, per-peer limit on", f_peer,
+	       f_peer - f_noop);
+	printf("# %-44s %10.1f %+13.1f\n",
+	       "host, probe refused: over its peer's rate", r_plim,
+	       r_plim - r_noop);
 	printf("# %-44s %10.1f %+13.1f\n",
 	       "host, probe refused: no socket (repeat)", r_nosock,
 	       r_nosock - r_noop);
@@ -3581,6 +4411,19 @@ static int bench(void)
 		mac_key_set(kfd, 0, NULL);
 	}
 	{
+		/* A QoS port: the class's state read, B chosen, sojourn
+		 * turned into bytes, the priority set.
+		 */
+		double f_qos;
+
+		qos_cfg_set(true);
+		qos_state_set(11000, 5000, 2000000);
+		f_qos = bench_fresh(sfd, &probe, 20000);
+		printf("# %-44s %10.1f %+13.1f\n",
+		       "switch, probe stamped, QoS port (fresh)", f_qos,
+		       f_qos - f_noop);
+	}
+	{
 		/* An edge port: its egress strips, its ingress drops. */
 		struct hpcc_port_cfg e = { .switch_id = 1,
 					   .flags = HPCC_PORT_F_EDGE };
@@ -3638,6 +4481,11 @@ int main(int argc, char **argv)
 		return upgrade_tests(argv[2]);
 	if (argc > 1 && !strcmp(argv[1], "--switch")) {
 		switch_tests();
+		return tap_done();
+	}
+	if (argc > 1 && !strcmp(argv[1], "--qos")) {
+		switch_tests();
+		qos_tests();
 		return tap_done();
 	}
 	switch_tests();

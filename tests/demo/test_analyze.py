@@ -260,6 +260,191 @@ class Aggregate(unittest.TestCase):
         self.assertAlmostEqual(got, 2.0 + burst * 8 / 100e6 * 1e3)
 
 
+def lin(rate_Bps, t0=0.0, t1=10.0, step=0.5, start=0.0):
+    """A flow's [(t, bytes_acked)] sending RATE_BPS bytes/s from T0 to T1."""
+    out, t = [], t0
+    while t <= t1 + 1e-9:
+        out.append((t, start + rate_Bps * (t - t0)))
+        t += step
+    return out
+
+
+class Issue11(unittest.TestCase):
+    """The computations of issue 11's targets, on synthetic data."""
+
+    def test_binned_jain_equal_and_unequal(self):
+        a, b = lin(1e6), lin(1e6)
+        self.assertEqual(A.binned_jain([a, b], 5, 10), [1.0] * 5)
+        # b sends 3x a's rate: Jain (1 + 3)^2 / (2 * 10) = 0.8 in every bin
+        js = A.binned_jain([lin(1e6), lin(3e6)], 5, 10)
+        self.assertEqual(len(js), 5)
+        for j in js:
+            self.assertAlmostEqual(j, 0.8)
+
+    def test_binned_jain_per_bin_not_pooled(self):
+        # a sends in [5,7], b in [7,9], both at the same rate: pooled over
+        # [5,9] they are equal (Jain 1), but each 1 s bin has one sender (0.5)
+        a = [(0, 0), (5, 0), (7, 2e6), (10, 2e6)]
+        b = [(0, 0), (7, 0), (9, 2e6), (10, 2e6)]
+        self.assertAlmostEqual(A.jain([A.goodput_bps(a, 5, 9), A.goodput_bps(b, 5, 9)]), 1.0)
+        self.assertEqual(A.binned_jain([a, b], 5, 9), [0.5] * 4)
+        # the bin [9, 10] carries nothing: left out
+        self.assertEqual(A.binned_jain([a, b], 5, 10), [0.5] * 4)
+
+    def test_half_jain_uses_second_half(self):
+        # unfair first half (a alone), fair second half: 1.0
+        a = lin(1e6, 0, 10)
+        b = [(0, 0), (5, 0)] + lin(1e6, 5.5, 10, start=0.5e6)
+        self.assertAlmostEqual(A.half_jain([a, b], 10.0), 1.0)
+        # a short last bin (< 0.5 s) is dropped, a longer one kept
+        self.assertEqual(len(A.binned_jain([a, a], 5, 7.4)), 2)
+        self.assertEqual(len(A.binned_jain([a, a], 5, 7.6)), 3)
+        self.assertIsNone(A.half_jain([a], 10.0))
+
+    def test_incast_floor(self):
+        # 16 x 64 KB at 100 Mbit/s plus one 4.5 ms RTT
+        burst = 16 * A.wire_bytes(65536)
+        self.assertEqual(A.wire_bytes(65536), 65544 + 46 * 66)
+        self.assertAlmostEqual(A.incast_floor_s(burst, 100e6, 0.0045),
+                               0.0045 + 16 * (65544 + 46 * 66) * 8 / 100e6)
+        flows = [{'tag': 'inc1', 'size': '65536', 'fct': '0.2', 'status': 'ok'}] * 16
+        run = {'duration': 6.0, 'queue': [], 'flows': flows, 'samples': [],
+               'events': [{'t': '2', 'kind': 'burst', 'flow': 'inc'}]}
+        m = A.run_metrics('incast', run, A.Env({'rate_mbit': '100', 'base_rtt_ms': '4.5'}))
+        floor = A.incast_floor_s(burst, 100e6, 0.0045)
+        self.assertAlmostEqual(m['fct_floor1_ms'], floor * 1e3)
+        self.assertAlmostEqual(m['fct_p99_floor'], 0.2 / floor)
+
+    def test_probe_pct(self):
+        # 1000 probes + 1000 responses of 326 B over 10 s of 100 Mbit/s
+        self.assertAlmostEqual(A.probe_pct(1000, 1000, 326, 1, 100e6, 10), 0.5216)
+        self.assertAlmostEqual(A.probe_pct(1000, 1000, 326, 2, 100e6, 10), 0.2608)
+        self.assertIsNone(A.probe_pct(1, 1, 326, 1, 100e6, 0))
+        env = A.Env({'hpcc_params': 'eta=950 wire_version=2 w_ai=0'})
+        self.assertEqual(env.probe_wire, 326 + 8 + 64)
+        self.assertEqual(A.Env({}).probe_wire, 326)
+
+    def test_probe_pct_of_a_run(self):
+        run = {'duration': 10.0, 'queue': [], 'flows': [], 'samples': [], 'events': [],
+               'row': {'cc': 'hpcc', 'probes_sent': '1000', 'reports_accepted': '1000'}}
+        env = A.Env({'rate_mbit': '100'})
+        self.assertAlmostEqual(A.run_metrics('many', run, env)['probe_pct'], 0.5216)
+        self.assertAlmostEqual(A.run_metrics('parking', run, env)['probe_pct'], 0.2608)
+        run['row'] = {'cc': 'cubic', 'probes_sent': '0'}
+        self.assertNotIn('probe_pct', A.run_metrics('many', run, env))
+
+    def test_median_spread(self):
+        self.assertEqual(A.median_spread([3, None, 1, 2, 10, 0.5]),
+                         {'med': 2, 'min': 0.5, 'max': 10, 'n': 5})
+        self.assertEqual(A.median_spread([1, 2])['med'], 1.5)
+        self.assertIsNone(A.median_spread([None]))
+
+    def test_new_scenario_metrics(self):
+        env = A.Env({'rate_mbit': '100', 'base_rtt_ms': '5'})
+
+        def samples(flows):
+            return [{'tag': tag, 't': str(t), 'bytes_acked': str(b), 'rtt_us': '5000'}
+                    for tag, s in flows.items() for t, b in s]
+        run = {'duration': 10.0, 'queue': [], 'flows': [], 'events': []}
+        # parking: 2-hop 2 MB/s, 1-hop flows 4 and 8 MB/s -> 2 / 6
+        run['samples'] = samples({'two': lin(2e6), 'one1': lin(4e6), 'one2': lin(8e6)})
+        m = A.run_metrics('parking', run, env)
+        self.assertAlmostEqual(m['park_ratio'], 1 / 3)
+        self.assertAlmostEqual(m['two_mbit'], 16.0)
+        # vscubic: tested 1 MB/s, other 3 MB/s -> share 0.25, link 8%
+        run['samples'] = samples({'t': lin(1e6), 'o': lin(3e6)})
+        m = A.run_metrics('vscubic', run, env)
+        self.assertAlmostEqual(m['share'], 0.25)
+        self.assertAlmostEqual(m['link_share'], 0.08)
+        # rttfair: long-RTT flow 3x the short one's rate
+        run['samples'] = samples({'short': lin(1e6), 'long': lin(3e6)})
+        m = A.run_metrics('rttfair', run, env)
+        self.assertAlmostEqual(m['long_short'], 3.0)
+        self.assertAlmostEqual(m['jain_half'], 0.8)
+        # jlong is analysed as long
+        run['samples'] = samples({'f1': lin(1e6), 'f2': lin(1e6)})
+        self.assertAlmostEqual(A.run_metrics('jlong', run, env)['jain_half'], 1.0)
+
+    def pm(self):
+        """Per-run metrics: 5 repetitions of incast and parking."""
+        pm = {}
+        hp = [100, 120, 90, 300, 110]          # hpcc fct p99
+        dc = [150, 150, 150, 150, 100]         # dctcp's, same repetitions
+        for rep in range(1, 6):
+            pm[('incast', 'hpcc', rep)] = {'fct_p99_ms': hp[rep - 1], 'drops': [0, 0, 3, 0, 1][rep - 1],
+                                           'fct_p99_floor': 1.2, 'probe_pct': 1.0}
+            pm[('incast', 'dctcp', rep)] = {'fct_p99_ms': dc[rep - 1], 'drops': 0}
+            pm[('parking', 'hpcc', rep)] = {'park_ratio': [0.4, 0.6, 0.45, 0.7, 0.3][rep - 1],
+                                            'probe_pct': 4.0}
+            pm[('parking', 'cubic', rep)] = {'park_ratio': 0.5}
+        return pm
+
+    def test_paired_ratios(self):
+        pm = self.pm()
+        r = A.paired_ratios(pm, 'incast', 'fct_p99_ms', 'hpcc', 'dctcp')
+        self.assertEqual(len(r), 5)
+        self.assertAlmostEqual(r[4], 1.1)      # 110 / 100, the same repetition
+        del pm[('incast', 'dctcp', 2)]
+        self.assertEqual(len(A.paired_ratios(pm, 'incast', 'fct_p99_ms', 'hpcc', 'dctcp')), 4)
+
+    def test_targets_met_missed_on_median(self):
+        spec = [(1, 'fct', 'incast', 'fct_p99_ms', 'ratio', 'dctcp', '<=', 0.8),
+                (1, 'drops', 'incast', 'drops', 'value', None, '==', 0),
+                (1, 'floor', 'incast', 'fct_p99_floor', 'value', None, '<=', 1.3),
+                (2, 'probe', None, 'probe_pct', 'probe', None, '<=', 3.0),
+                (4, 'park', 'parking', 'park_ratio', 'value', None, '>=', 0.5),
+                (3, 'absent', 'rttfair', 'jain_half', 'value', None, '>=', 0.95)]
+        rows = A.issue_targets(self.pm(), 'hpcc', spec)
+        by = {r['label']: r for r in rows}
+        # ratios 0.667 0.8 0.6 2.0 1.1: median 0.8 -> met (one outlier run at 2.0)
+        self.assertAlmostEqual(by['fct']['value']['med'], 0.8)
+        self.assertAlmostEqual(by['fct']['value']['max'], 2.0)
+        self.assertIs(by['fct']['met'], True)
+        self.assertEqual(by['fct']['peers']['dctcp']['med'], 150)
+        # drops 0 0 3 0 1: median 0 -> met, spread shows the 3
+        self.assertIs(by['drops']['met'], True)
+        self.assertEqual(by['drops']['value']['max'], 3)
+        self.assertIs(by['floor']['met'], True)
+        self.assertEqual(by['floor']['note'], '')          # no fct_floor1_ms here
+        pm = self.pm()
+        pm[('incast', 'hpcc', 1)]['fct_floor1_ms'] = 92.04
+        self.assertEqual(A.issue_targets(pm, 'hpcc', spec[2:3])[0]['note'], 'floor 92.0 ms')
+        self.assertIn('floor (floor 92.0 ms)', '\n'.join(
+            A.issue_targets_md(A.issue_targets(pm, 'hpcc', spec[2:3]))))
+        # the probe check takes the worst scenario's median
+        self.assertEqual(by['probe']['scen'], 'parking')
+        self.assertEqual(by['probe']['note'], 'parking')
+        self.assertIs(by['probe']['met'], False)
+        # park 0.3 0.4 0.45 0.6 0.7: median 0.45 -> missed; cubic's column 0.5
+        self.assertAlmostEqual(by['park']['value']['med'], 0.45)
+        self.assertIs(by['park']['met'], False)
+        self.assertEqual(by['park']['peers']['cubic']['med'], 0.5)
+        self.assertIsNone(by['absent']['met'])
+        v = A.target_verdicts(rows)
+        self.assertEqual(v, {1: True, 2: False, 3: None, 4: False})
+        md = '\n'.join(A.issue_targets_md(rows))
+        self.assertIn('| 4 | park |', md)
+        self.assertIn('**missed**', md)
+        self.assertIn('0.45 [0.3-0.7] (5)', md)
+
+    def test_fmt_ms(self):
+        self.assertEqual(A.fmt_ms({'med': 937.4, 'min': 869, 'max': 1004.6, 'n': 2}),
+                         '937 [869-1005] (2)')
+        self.assertEqual(A.fmt_ms({'med': 0.7531, 'min': 0.7531, 'max': 0.7531, 'n': 1}),
+                         '0.753 (1)')
+        self.assertEqual(A.fmt_ms(None), '-')
+
+    def test_verdict_ops(self):
+        self.assertIs(A.verdict(1.0, '<', 1.0), False)
+        self.assertIs(A.verdict(1.0, '<=', 1.0), True)
+        self.assertIs(A.verdict(0, '==', 0), True)
+        self.assertIsNone(A.verdict(None, '>=', 0.5))
+        # a missed check makes its target missed even after an unmeasured one
+        rows = [{'target': 1, 'met': None}, {'target': 1, 'met': False},
+                {'target': 2, 'met': True}, {'target': 2, 'met': None}]
+        self.assertEqual(A.target_verdicts(rows), {1: False, 2: None})
+
+
 class TapResult(unittest.TextTestResult):
     """unittest result that prints one TAP line per test."""
     n = 0

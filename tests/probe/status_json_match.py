@@ -22,13 +22,15 @@ STATE = {'attached': 'attached', 'GONE': 'gone', 'NOT': 'not_attached',
 HOST = re.compile(r'^host (\S+) \[netns ([^\]]*)\]: prog id (\d+), '
                   r'probe_dscp (\d+), response_dscp (\d+), '
                   r'(?:reflect (?:unlimited|(\d+)/s burst (\d+)), )?'
+                  r'(?:per peer (?:unlimited|(\d+)/s burst (\d+)), )?'
                   r'(raw IP, )?tc ingress (\S+)')
 SWITCH = re.compile(r'^switch \[netns ([^\]]*)\]: prog id (\d+), '
                     r'qdisc tracing links (\d)/3')
 PORT = re.compile(r'^  port (\S+) \(ifindex (\d+)\): switch_id (\d+), '
                   r'port_id (\d+), rate (\d+) Mbit/s, probe_dscp (\d+), '
                   r'response_dscp (\d+), (edge \(tc ingress (\S+).*?\), )?'
-                  r'(raw IP, )?root qdisc (\S+), tc egress (\S+)')
+                  r'(?:anonymised, )?(raw IP, )?root qdisc (\S+), '
+                  r'tc egress (\S+)')
 COUNTER = re.compile(r'(\w+) +(\d+)')
 
 
@@ -43,8 +45,10 @@ def parse_text(text):
                    'probe_dscp': int(m[4]), 'response_dscp': int(m[5]),
                    'reflect_rate': int(m[6]) if m[6] else
                    (0 if 'reflect unlimited' in line else None),
-                   'raw_ip': bool(m[8]),
-                   'tc_ingress': STATE[m[9]], 'counters': {}}
+                   'peer_rate': int(m[8]) if m[8] else
+                   (0 if 'per peer unlimited' in line else None),
+                   'raw_ip': bool(m[10]),
+                   'tc_ingress': STATE[m[11]], 'counters': {}}
             hosts[(m[2], m[1])] = cur
             continue
         m = SWITCH.match(line)
@@ -95,7 +99,7 @@ def check_host(errs, th, h):
         errs.append(f'{what}: not in the text output')
         return
     for k in ('prog_id', 'probe_dscp', 'response_dscp', 'raw_ip',
-              'tc_ingress', 'reflect_rate'):
+              'tc_ingress', 'reflect_rate', 'peer_rate'):
         same(errs, what, k, th[k], h[k])
     counters(errs, what, th['counters'], h['counters'])
 

@@ -237,7 +237,7 @@ expect_err "trace to a port without a listener: refused, told why" 1 \
 # --------------------------------------------------------------- status
 expect_ok "status" env HPCC_PROBE_ROOT=$NOMOD "$H" status
 ok_if "status: receiver host, DSCPs, tc attached" \
-	has "^host hd0 \[netns $D\]: prog id [0-9]+, probe_dscp 7, response_dscp 3, reflect 100000/s burst 1000, tc ingress attached"
+	has "^host hd0 \[netns $D\]: prog id [0-9]+, probe_dscp 7, response_dscp 3, reflect 100000/s burst 1000, per peer 25000/s burst 250, tc ingress attached"
 ok_if "status: sender host" has "^host hs0 \[netns $S\]: .*tc ingress attached"
 ok_if "status: r1 instance with both ports" \
 	bash -c 'grep -A30 "^switch \[netns '$R1'\]: .*links 3/3" <<<"$1" | grep -c "^  port r1[ab] .*tc egress attached" | grep -qx 2' _ "$out"
@@ -418,11 +418,11 @@ ok_if "warned that the device is gone" has "device hx0 is gone"
 if ip -n $D tuntap add dev ht0 mode tun 2>/dev/null &&
    ip -n $R2 tuntap add dev rt0 mode tun 2>/dev/null; then
 	expect_ok "host attach ht0 (tun)" env HPCC_PROBE_ROOT=$NOMOD "$H" -n $D host attach ht0
-	ok_if "host attach: ht0 is a raw IP device" has "response_dscp 3, reflect 100000/s burst 1000, raw IP device\)"
+	ok_if "host attach: ht0 is a raw IP device" has "response_dscp 3, reflect 100000/s burst 1000, per peer 25000/s burst 250, raw IP device\)"
 	expect_ok "switch attach rt0 (tun)" "$H" -n $R2 switch attach rt0 --rate 1gbit
 	ok_if "switch attach: rt0 is a raw IP device" has "response_dscp 3, raw IP device"
 	expect_ok "status with raw IP devices" "$H" status
-	ok_if "status: host ht0 raw IP" has "^host ht0 \[netns $D\]: .*response_dscp 3, reflect [^,]*, raw IP, tc ingress attached"
+	ok_if "status: host ht0 raw IP" has "^host ht0 \[netns $D\]: .*response_dscp 3, reflect [^,]*, per peer [^,]*, raw IP, tc ingress attached"
 	ok_if "status: port rt0 raw IP" has "^  port rt0 .*response_dscp 3, raw IP, root qdisc"
 	ok_if "status: veth hd0 is not raw IP" bash -c '! grep -q "^host hd0 .*raw IP" <<<"$1"' _ "$out"
 	expect_ok "host detach ht0" "$H" -n $D host detach ht0

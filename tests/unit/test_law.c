@@ -477,6 +477,7 @@ static void test_random_vs_model(void)
 		uint32_t seq = (uint32_t)rnd(), nxt;
 		uint64_t bdp;
 
+		memset(L, 0, sizeof(L));
 		for (i = 0; i < nh; i++) {
 			L[i].rate_mbps = (uint32_t)rnd_log(1, 400000);
 			L[i].switch_id = i;
