@@ -12,23 +12,7 @@ if ! make -s all >/tmp/hpcc-sim-build.$$ 2>&1; then
 	sed 's/^/# /' /tmp/hpcc-sim-build.$$ | tail -n 20
 	rm -f /tmp/hpcc-sim-build.$$
 	tap_result 1 "sim/ builds (libns3-dev installed? scripts/deps.sh sim)"
-	# A forging receiver (Documentation/tcp_hpcc.rst, "Threat model"): f1's
-# receiver rewrites every response, with the bounds on (the model's
-# defaults: max_capacity 400000, max_growth x2, loss_beta 0.7). Measured
-# 1.88 and 0.09 of the fair share at 100 Mbit/s (demo profile, 8 s).
-for f in 1 2; do
-	./hpcc-sim --scenario=long --cc=hpcc --profile=demo --forge=$f \
-		--out=$w/forge$f.log
-	python3 ./forge_share.py $w/forge$f.log >$w/share$f
-	sed -n 's/^# /# forge '$f': /p' $w/share$f
-done
-s1=$(sed -n 's/^f1 //p' $w/share1) s2=$(sed -n 's/^f1 //p' $w/share2)
-tap_check "forged idle 4 Pbit/s path: f1 gets more than its share, but under 3x ($s1)" \
-	awk -v s="${s1:-9}" 'BEGIN { exit !(s > 1.2 && s < 3) }'
-tap_check "forged 4 GB queue: f1 held below its share, the others take the rest ($s2)" \
-	awk -v s="${s2:-9}" 'BEGIN { exit !(s < 0.5) }'
-rm -rf $w
-tap_done
+	tap_done
 fi
 rm -f /tmp/hpcc-sim-build.$$
 tap_result 0 "sim/ builds"
