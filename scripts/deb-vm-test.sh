@@ -10,8 +10,9 @@
 # a socket, hpcc.service and hpcc-attach@eth0 active, hpcc-setup status
 # clean, and a device that appears later (a dummy) attached and detached by
 # its unit; before the boots, the tcp-hpcc kernel hook in the root (nothing
-# to do, then a forced rebuild). Prints TAP and "N passed, N failed"; times
-# each phase.
+# to do, then a forced rebuild); after them, the VM selftests of make check
+# on each kernel with the module DKMS built in the image. Prints TAP and
+# "N passed, N failed"; times each phase.
 #
 # --keep leaves the root directory beside the image; --boot-only boots the
 # image of the last run again (after changing only the guest's checks).
@@ -262,6 +263,53 @@ for kv in "$k61" "$k612"; do
 	total_pass=$((total_pass + np))
 	total_fail=$((total_fail + nf))
 	phase "booted and tested $kv"
+done
+
+# The selftests on what DKMS built in the image, not on the tree's module:
+# the .ko (.ko.xz on 6.12) copied out of the image with debugfs, run by
+# the same VM harness as make check on the same kernel (the image's
+# kernels are the ones the host's apt lists name, as make check's).
+vm_files=(--include selftests --include bpf --include probe
+	--include tests/bpf/bpf_test:tests/bpf/bpf_test --include tests/lib:tests/lib
+	--include scripts/lib:scripts/lib)
+make -s tests >/dev/null || die "building the selftests failed"
+for kv in "$k61" "$k612"; do
+	ko=$run/dkms-$kv.ko
+	rm -f "$ko" "$ko.xz"
+	for f in tcp_hpcc.ko tcp_hpcc.ko.xz; do
+		debugfs -R "dump /lib/modules/$kv/updates/dkms/$f ${ko}${f#tcp_hpcc.ko}" \
+			"$run/root.img" >/dev/null 2>&1 || true
+	done
+	[ -s "$ko.xz" ] && xz -d -f "$ko.xz"
+	if [ ! -s "$ko" ] || ! modinfo -F vermagic "$ko" | grep -q "^$kv "; then
+		echo "not ok - $kv: no DKMS-built tcp_hpcc.ko for $kv in the image"
+		total_fail=$((total_fail + 1))
+		continue
+	fi
+	echo "ok - $kv: DKMS's tcp_hpcc.ko copied out of the image (srcversion $(modinfo -F srcversion "$ko"))"
+	total_pass=$((total_pass + 1))
+	[ -f "/boot/vmlinuz-$kv" ] || die "no /boot/vmlinuz-$kv on this machine (scripts/deps.sh vm 6.12)"
+	single=()
+	[[ $kv == 6.12.* ]] && single=(--tcg-single)
+	log=$run/selftests-$kv.log
+	echo "$me: selftests on the DKMS-built module for $kv (log: $log)"
+	rc=0
+	scripts/vm-run.sh --kver "$kv" "${single[@]}" --timeout 2400 \
+		--include "$ko:tcp_hpcc.ko" "${vm_files[@]}" \
+		-- ./selftests/run_tests.sh >"$log" 2>&1 || rc=$?
+	# assertions at any depth, as scripts/check.sh counts them
+	np=$(grep -aE '^(# )*ok [0-9]+ ' "$log" | grep -v 'selftests: hpcc:' | grep -vc '# SKIP' || true)
+	nf=$(grep -aE '^(# )*not ok [0-9]+ ' "$log" | grep -v 'selftests: hpcc:' | grep -vc '# SKIP' || true)
+	echo "$me: $kv, DKMS-built module: $np passed, $nf failed (exit $rc)"
+	grep -aE '^(# )*not ok ' "$log" || true
+	if [ "$rc" -ne 0 ] && [ "$nf" -eq 0 ]; then
+		echo "not ok - $kv: the selftests on the DKMS-built module exited $rc (log: $log)"
+		tail -n 20 "$log"
+		nf=1
+	fi
+	total_pass=$((total_pass + np))
+	total_fail=$((total_fail + nf))
+	phase "selftests on the DKMS-built module for $kv"
 done
 
 echo "$me: times:"
