@@ -18,8 +18,9 @@
 #   --bench (make sim-bench)   the same with the bench's long profile and
 #                              repetitions, and the leaf-spine fabric:
 #                              WebSearch at 30% and 50% load, FB_Hadoop at
-#                              50%, WebSearch 30% + incast, >= 5000 flows
-#                              each; writes Documentation/sim-results.md
+#                              50%, FB_Hadoop 30% + incast (6000 flows;
+#                              WebSearch 1400: 5000 exceed the 5 CPU-minute
+#                              run budget); writes Documentation/sim-results.md
 #
 # Runs are independent processes, N at a time (default 2). The raw data is
 # the demo's format: demo/analyze.py makes table.txt, summary.csv and the
