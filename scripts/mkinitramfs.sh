@@ -25,8 +25,8 @@ die() { echo "mkinitramfs: $*" >&2; exit 1; }
 modules=(
 	veth ifb
 	sch_tbf sch_netem sch_htb sch_fq_codel sch_fq sch_red sch_prio sch_ingress
-	sch_codel sch_pie sch_sfq
-	cls_bpf act_bpf cls_u32 cls_matchall act_mirred act_gact
+	sch_codel sch_pie sch_sfq sch_ets sch_drr
+	cls_bpf act_bpf cls_u32 cls_matchall act_mirred act_gact act_skbedit
 	tcp_dctcp tcp_bbr
 	inet_diag tcp_diag    # `ss -ti` needs sock_diag for TCP
 	ipv6

@@ -3073,7 +3073,8 @@ static void qos_tp_cost(struct hpcc_switch *s, int txfd,
  *  ets: a tbf at the port's rate over an ets of two equal DRR bands
  *       (band 2:1 hpcc's, the priomap sends the rest to 2:2);
  *  drr: the same with a drr of two classes (a matchall after the u32
- *       sends the rest to 2:2).
+ *       sends the rest to 2:2: explicit prios, since a filter added
+ *       without one goes before those already there).
  * %1$s the netns, %2$u the port's kbit, %3$u half of it.
  */
 struct qos_case {
@@ -3118,10 +3119,10 @@ static const struct qos_case qos_cases[] = {
 	  "limit 400kb && "
 	  "tc -n %1$s qdisc add dev hpv0 parent 2:2 handle 20: bfifo "
 	  "limit 400kb && "
-	  "tc -n %1$s filter add dev hpv0 parent 2: protocol ip u32 "
+	  "tc -n %1$s filter add dev hpv0 parent 2: protocol ip prio 1 u32 "
 	  "match ip dsfield 0x28 0xfc flowid 2:1 && "
-	  "tc -n %1$s filter add dev hpv0 parent 2: protocol all matchall "
-	  "classid 2:2" },
+	  "tc -n %1$s filter add dev hpv0 parent 2: protocol all prio 2 "
+	  "matchall classid 2:2" },
 };
 
 /* The switch, told --qos CLASSID,5mbit,10 on a 10 Mbit/s port, must put
