@@ -39,7 +39,7 @@ OBJCOPY ?= objcopy
 PAHOLE_FLAGS ?= $(shell PAHOLE=$(PAHOLE) $(KDIR)/scripts/pahole-flags.sh 2>/dev/null)
 
 # Goals that must work without kernel headers (lead: add e.g. unit tests here).
-NOKERNEL_GOALS := deps clean kver unit lint bench-law check check-quick check-debug demo bench sim sim-bench \
+NOKERNEL_GOALS := deps clean kver unit lint bench-law check check-quick demo bench sim sim-bench \
 	debug-kernel module-debug deb install-setup
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(KVER),)
@@ -52,7 +52,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit lint \
-	check check-quick check-debug install bench-law bench-bpf demo-tools demo bench \
+	check check-quick install bench-law bench-bpf demo-tools demo bench \
 	debug-kernel module-debug sim sim-bench deb install-setup
 
 all: module bpf probe
@@ -196,17 +196,13 @@ bench-bpf: bpf tests/unit/test_siphash
 
 # The README's test command: installs what is missing, builds, runs the
 # unit, BPF and probe tests on this machine and the selftests in the VM
-# on Debian's 6.1 and 6.12.
+# on Debian's 6.1 and 6.12 and on the debug kernel (built once, cached).
 check:
 	scripts/check.sh
 
-# check with the VM on 6.1 only, for iteration.
+# check with the VM on Debian's 6.1 only, for iteration.
 check-quick:
 	scripts/check.sh --quick
-
-# check, and the selftests again on the debug kernel (built once, cached).
-check-debug:
-	scripts/check.sh --debug
 
 # The README's main command: hpcc against cubic, dctcp and bbr on an
 # emulated datacenter topology, one VM run; table, CSV and plots in out/.
