@@ -79,6 +79,9 @@ struct hpcc_ctl_params {
 	uint32_t first_bound;		/* a new flow's first W at most this
 					 * many times its bytes in flight
 					 */
+	uint32_t rx_window;		/* 1: probes ask the receiver for a
+					 * window (Rx-HPCC; wire version 2)
+					 */
 };
 
 /* The dynamics parameters' defaults (tcp_hpcc.c's module parameters). */
@@ -123,6 +126,9 @@ struct hpcc_ctl {
 	bool started;			/* telemetry has run before */
 	bool probed;			/* a probe has left */
 	bool competing;			/* loss-based beside a non-HPCC queue */
+	bool asking;			/* the last probe asked for a window */
+	bool window_refused;		/* asked, never answered: ask no more */
+	bool windowed;			/* the last report was a window */
 };
 
 /* What a report's bounds did (hpcc_ctl.events), for the counters. */
@@ -134,6 +140,7 @@ struct hpcc_ctl {
 					 * the caller leaves telemetry
 					 * (hpcc_ctl_fallback())
 					 */
+#define HPCC_EV_WINDOW		0x08	/* a receiver's window was applied */
 
 /* ---- accepting a response ------------------------------------------------ */
 
@@ -260,7 +267,7 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
  * no capacity. Returns the samples to use, capped, in @out.
  */
 static inline const struct hpcc_sample *
-hpcc_ctl_cap(struct hpcc_ctl *s, const struct hpcc_ctl_params *p,
+hpcc_ctl_cap(uint32_t *events, const struct hpcc_ctl_params *p,
 	     const struct hpcc_sample *L, unsigned int nhops,
 	     struct hpcc_sample *out)
 {
@@ -274,7 +281,7 @@ hpcc_ctl_cap(struct hpcc_ctl *s, const struct hpcc_ctl_params *p,
 			out[i].rate_mbps = p->max_mbps;
 		if (out[i].rate_mbps > p->max_mbps) {
 			out[i].rate_mbps = p->max_mbps;
-			s->events |= HPCC_EV_CAPPED;
+			*events |= HPCC_EV_CAPPED;
 		}
 	}
 	return out;
@@ -457,7 +464,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	s->next_probe_ns = now;		/* the next probe on this very ACK */
 	s->t_us = hpcc_ctl_t_us(p, tv->min_rtt_us);
 	t_ns = (uint64_t)s->t_us * 1000;
-	L = hpcc_ctl_cap(s, p, L, nhops, capped);
+	L = hpcc_ctl_cap(&s->events, p, L, nhops, capped);
 	bmin = hpcc_path_mbps(L, nhops);
 	bdp = hpcc_bdp(bmin, t_ns);
 	if (!bdp)
@@ -485,8 +492,160 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	hpcc_law_report(&s->law, &c, L, nhops, probe_seq, tv->snd_nxt);
 	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
 	s->last_report_ns = now;
+	s->windowed = false;
 	s->pacing_rate = hpcc_pacing_rate(s->law.w, t_ns, bmin);
 	return true;
+}
+
+/* ---- receiver-based HPCC (Rx-HPCC) --------------------------------------- */
+
+/* A window response's record, host order (struct hpcc_window). */
+struct hpcc_window_val {
+	uint64_t w_bytes;
+	uint32_t u;
+	uint32_t b_mbps;
+};
+
+static inline void hpcc_ctl_decode_window(const void *p,
+					  struct hpcc_window_val *v)
+{
+	const uint8_t *w = (const uint8_t *)p + sizeof(struct hpcc_hdr_v2);
+
+	v->w_bytes = hpcc_get_be64(w);
+	v->u = hpcc_get_be32(w + 8);
+	v->b_mbps = hpcc_get_be32(w + 12);
+}
+
+/*
+ * The receiver's state for one connection it computes windows for (the
+ * draft's receiver-based HPCC): the law on the records its probes bring
+ * (int.L instead of ack.L). Lives in the receiving socket's BPF local
+ * storage (hpcc_host.bpf.c); the module's kfunc owns @busy.
+ */
+struct hpcc_rx_flow {
+	uint32_t busy;			/* a kfunc is computing: others wait */
+	uint32_t started;		/* law holds this connection's state */
+	struct hpcc_law law;
+};
+
+/*
+ * The receiver's step on a probe that asked for a window: the law on its
+ * records (capped as a sender caps a report), with the sender's T from
+ * the probe (@t_us; 0: not given) and this host's parameters. The draft
+ * commits Wc once T has passed since lastUpdateTime; as in the sender's
+ * mode (hpcc_law_report()) the interval the telemetry spans must begin
+ * that late, so the law gets time for sequence: arrival in 1024 ns units
+ * for probe_seq and arrival + T for snd_nxt. A first probe starts the
+ * law at the line rate, or at the law's step from it where the path
+ * already queues (hpcc_law_first_w()). Fills @out and returns true, or
+ * false when no hop reports a capacity (answer with the records then).
+ */
+#define HPCC_RX_TIME_SHIFT	10	/* the law's "sequence": ns >> 10 */
+
+static inline bool hpcc_ctl_rx_window(struct hpcc_rx_flow *st,
+				      const struct hpcc_ctl_params *p,
+				      const struct hpcc_sample *L,
+				      unsigned int nhops, uint32_t t_us,
+				      uint32_t mss, uint64_t now,
+				      struct hpcc_window_val *out)
+{
+	struct hpcc_sample capped[HPCC_LAW_MAX_HOPS];
+	struct hpcc_law_cfg c;
+	uint64_t t_ns, bdp;
+	uint32_t bmin, events = 0, at, t_q;
+
+	if (!t_us || t_us > HPCC_T_LIMIT_US)
+		t_us = t_us ? HPCC_T_LIMIT_US : HPCC_DEFAULT_T_US;
+	t_ns = (uint64_t)t_us * 1000;
+	L = hpcc_ctl_cap(&events, p, L, nhops, capped);
+	bmin = hpcc_path_mbps(L, nhops);
+	bdp = hpcc_bdp(bmin, t_ns);
+	if (!bdp)
+		return false;
+	hpcc_ctl_law_cfg(p, mss ? mss : 1, bdp, t_ns, &c);
+	at = (uint32_t)(now >> HPCC_RX_TIME_SHIFT);
+	t_q = (uint32_t)(t_ns >> HPCC_RX_TIME_SHIFT);
+	if (!st->started) {
+		hpcc_law_start(&st->law, &c,
+			       hpcc_law_first_w(&c, L, nhops, bdp, bdp), at);
+		st->started = 1;
+	}
+	hpcc_law_report(&st->law, &c, L, nhops, at, at + t_q);
+	out->w_bytes = st->law.w >> HPCC_W_SHIFT;
+	out->u = st->law.u < 0xffffffffULL ? (uint32_t)st->law.u : 0xffffffffU;
+	out->b_mbps = bmin;
+	return true;
+}
+
+/*
+ * The sender's NewAck on a receiver's window: honoured as its own W would
+ * be, within the same bounds as a report (a receiver gains no control in
+ * this mode): B capped at max_mbps, W within [one MSS, 4 B T], a first
+ * window at most the line rate B T (as a first report's), growth at most
+ * max_growth per window and none in recovery, then R = W / T capped at B.
+ * T is the sender's own. Returns false, changing nothing but the probe
+ * schedule, when the window names no capacity.
+ */
+static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
+				   const struct hpcc_ctl_params *p,
+				   const struct hpcc_tcp_view *tv,
+				   const struct hpcc_window_val *win,
+				   uint64_t now)
+{
+	struct hpcc_law_cfg c;
+	uint64_t t_ns, bdp, w, w_before;
+	uint32_t b = win->b_mbps;
+
+	s->events = 0;
+	s->unanswered = 0;
+	s->next_probe_ns = now;
+	s->t_us = hpcc_ctl_t_us(p, tv->min_rtt_us);
+	t_ns = (uint64_t)s->t_us * 1000;
+	if (p->max_mbps && b > p->max_mbps) {
+		b = p->max_mbps;
+		s->events |= HPCC_EV_CAPPED;
+	}
+	bdp = hpcc_bdp(b, t_ns);
+	if (!bdp)
+		return false;
+	hpcc_ctl_law_cfg(p, tv->mss, bdp, t_ns, &c);
+	w = win->w_bytes < (HPCC_W_LIMIT >> HPCC_W_SHIFT) ?
+	    win->w_bytes << HPCC_W_SHIFT : HPCC_W_LIMIT;
+	w = hpcc_clamp(w, c.w_min, c.w_max);
+	if (!s->telemetry) {
+		uint64_t w0 = w < bdp ? w : bdp;
+
+		if (s->started)
+			w0 = ((uint64_t)tv->cwnd * tv->mss) << HPCC_W_SHIFT;
+		hpcc_law_start(&s->law, &c, w0, tv->snd_nxt);
+		s->telemetry = true;
+		s->started = true;
+		s->cwnd_before = tv->cwnd;
+	} else {
+		w_before = s->law.w;
+		s->law.w = w;
+		s->law.wc = w;
+		hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
+	}
+	s->law.u = win->u;
+	s->law.nhops = 0;
+	s->events |= HPCC_EV_WINDOW;
+	s->windowed = true;
+	s->last_report_ns = now;
+	s->pacing_rate = hpcc_pacing_rate(s->law.w, t_ns, b);
+	return true;
+}
+
+/* Probes with HPCC_F_WANT_WINDOW ask for no more once this many in a row
+ * went unanswered before any report: a receiver of wire version 2 from
+ * before Rx-HPCC drops them as bad_flags (and answers plain ones).
+ */
+#define HPCC_RX_ASK_TRIES	2
+
+static inline bool hpcc_ctl_want_window(const struct hpcc_ctl *s,
+					const struct hpcc_ctl_params *p)
+{
+	return p->rx_window && !s->window_refused;
 }
 
 /* A loss while the law runs (the safety net): W and Wc times loss_beta.
@@ -671,6 +830,8 @@ static inline void hpcc_ctl_probe_lost(struct hpcc_ctl *s)
 {
 	if (s->unanswered < HPCC_PROBE_MAX_BACKOFF)
 		s->unanswered++;
+	if (s->asking && !s->started && s->unanswered >= HPCC_RX_ASK_TRIES)
+		s->window_refused = true;
 }
 
 /* A probe left: the next one after the (backed-off) timeout at the latest. */

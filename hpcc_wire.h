@@ -67,7 +67,8 @@
  * the wire but refused (-EBADMSG, bad_flags) until they are implemented,
  * so that no program acts on a record whose meaning it does not know.
  */
-#define HPCC_F2_KNOWN		(HPCC_F_KNOWN | HPCC_F_MAC | HPCC_F_ANON)
+#define HPCC_F2_KNOWN		(HPCC_F_KNOWN | HPCC_F_MAC | HPCC_F_ANON | \
+				 HPCC_F_WANT_WINDOW | HPCC_F_WINDOW)
 
 /* Domain keys for the MAC: key_id 0 or 1, two live at once for rotation. */
 #define HPCC_MAC_KEYS		2
@@ -142,6 +143,29 @@ struct hpcc_probe_v2 {
 #define HPCC_PROBE_V2_LEN	((__u32)sizeof(struct hpcc_probe_v2))
 #define HPCC_HOP_V2_TAG_OFF	((__u32)sizeof(struct hpcc_hop))
 
+/*
+ * Receiver-based HPCC (Rx-HPCC): a probe with HPCC_F_WANT_WINDOW says its
+ * sender takes a window computed by the receiver; a receiver that runs the
+ * law answers with HPCC_F_WINDOW set, no hop records (nhops 0) and this
+ * record instead, and trims the payload to HPCC_WINDOW_LEN: 56 bytes
+ * instead of 344. One length with or without HPCC_F_MAC (tag 0 without),
+ * so that each program checks one constant.
+ */
+struct hpcc_window {
+	__be64 w_bytes;		/* W the receiver computed, bytes */
+	__be32 u;		/* its U, HPCC_U_SHIFT (1.0 == 1 << 20) */
+	__be32 b_mbps;		/* the bottleneck's capacity B, Mbit/s */
+	__be64 rsvd;		/* 0 when sent, ignored when received */
+};
+
+struct hpcc_window_resp {
+	struct hpcc_hdr_v2 hdr;
+	struct hpcc_window win;
+	__be64 tag;		/* HPCC_F_MAC: hpcc_mac_window_tag() */
+};
+
+#define HPCC_WINDOW_LEN		((__u32)sizeof(struct hpcc_window_resp))
+
 /* The module has BUILD_BUG_ON()s for these (tcp_hpcc.c, init). */
 #if !defined(__KERNEL__) && !defined(__VMLINUX_H__)
 #include <assert.h>
@@ -152,6 +176,7 @@ static_assert(sizeof(struct hpcc_hdr_v2) == 24, "v2 header");
 static_assert(sizeof(struct hpcc_hop_v2) == 40, "v2 hop record");
 static_assert(sizeof(struct hpcc_probe_v2) == 24 + 40 * HPCC_MAX_HOPS,
 	      "v2 probe");
+static_assert(sizeof(struct hpcc_window_resp) == 56, "v2 window response");
 #endif
 
 /* The payload length of a version, 0 for one we do not know. */
@@ -167,12 +192,15 @@ static inline __u32 hpcc_wire_len(__u8 version)
 /* Structural check shared by the module, the BPF programs and hpcc-probe,
  * on the first 16 bytes (the same in both versions). Every reason has its
  * own errno so that each can be counted apart:
- *   -EMSGSIZE        buffer is neither one struct hpcc_probe nor one
- *                    struct hpcc_probe_v2, or not the one of its version
+ *   -EMSGSIZE        buffer is neither one struct hpcc_probe, one struct
+ *                    hpcc_probe_v2 nor one struct hpcc_window_resp, or
+ *                    not the one of its version and flags
  *   -EPROTONOSUPPORT unknown version
- *   -ERANGE          room is not HPCC_MAX_HOPS or nhops exceeds room
+ *   -ERANGE          room is not HPCC_MAX_HOPS or nhops exceeds room (a
+ *                    window response: is not 0)
  *   -EBADMSG         flag bits unknown to (or not implemented in) the
- *                    version
+ *                    version; a window response that is not a response
+ *                    to a probe that asked for one
  */
 static inline int hpcc_wire_check(const void *hdr, __u32 len)
 {
@@ -180,8 +208,10 @@ static inline int hpcc_wire_check(const void *hdr, __u32 len)
 	const __u8 *b = (const __u8 *)hdr;
 	__u8 version = b[0], flags = b[1], nhops = b[2], room = b[3];
 	__u8 known;
+	__u8 window;
 
-	if (len != HPCC_PROBE_LEN && len != HPCC_PROBE_V2_LEN)
+	if (len != HPCC_PROBE_LEN && len != HPCC_PROBE_V2_LEN &&
+	    len != HPCC_WINDOW_LEN)
 		return -EMSGSIZE;
 	if (version == HPCC_WIRE_V1)
 		known = HPCC_F_KNOWN;
@@ -189,11 +219,15 @@ static inline int hpcc_wire_check(const void *hdr, __u32 len)
 		known = HPCC_F2_KNOWN;
 	else
 		return -EPROTONOSUPPORT;
-	if (len != hpcc_wire_len(version))
+	window = version == HPCC_WIRE_V2 && (flags & HPCC_F_WINDOW) != 0;
+	if (len != (window ? HPCC_WINDOW_LEN : hpcc_wire_len(version)))
 		return -EMSGSIZE;
-	if (room != HPCC_MAX_HOPS || nhops > room)
+	if (room != HPCC_MAX_HOPS || nhops > room || (window && nhops))
 		return -ERANGE;
 	if (flags & ~known)
+		return -EBADMSG;
+	if (window && (flags & (HPCC_F_RESPONSE | HPCC_F_WANT_WINDOW)) !=
+		      (HPCC_F_RESPONSE | HPCC_F_WANT_WINDOW))
 		return -EBADMSG;
 	return 0;
 }
@@ -351,6 +385,43 @@ static inline void hpcc_mac_seal(struct hpcc_probe_v2 *p,
 		for (j = 0; j < 8; j++)
 			last[j] = tag[j];
 	hpcc_put_be64_wire(tag, hpcc_mac_resp_tag(k, &p->hdr, last));
+}
+
+/*
+ * The receiver's tag on a window response (Rx-HPCC with HPCC_F_MAC): two
+ * links of the same 56-byte message as a record's, at positions no record
+ * has: t1 over the response header (24 bytes, 8 zero) at 0xfffffffe, then
+ * the tag over the window record (24 bytes, 8 zero) at 0xfffffffd chained
+ * to t1. Binds the window, the flags and the header to this probe's nonce
+ * and send_ns under the domain key; the receiver computed the window from
+ * records whose chain it verified.
+ */
+#define HPCC_MAC_WHDR_POS	0xfffffffeu
+#define HPCC_MAC_WREC_POS	0xfffffffdu
+
+static inline __u64 hpcc_mac_window_tag(const struct hpcc_sipkey *k,
+					const struct hpcc_window_resp *r)
+{
+	struct hpcc_hop rec;
+	const __u8 *src = (const __u8 *)&r->hdr;
+	__u8 *dst = (__u8 *)&rec, t1[8];
+	__u32 j;
+
+	for (j = 0; j < sizeof(rec); j++)
+		dst[j] = j < sizeof(r->hdr) ? src[j] : 0;
+	hpcc_put_be64_wire(t1, hpcc_mac_tag(k, &r->hdr, HPCC_MAC_WHDR_POS,
+					     &rec, 0));
+	src = (const __u8 *)&r->win;
+	for (j = 0; j < sizeof(rec); j++)
+		dst[j] = j < sizeof(r->win) ? src[j] : 0;
+	return hpcc_mac_tag(k, &r->hdr, HPCC_MAC_WREC_POS, &rec, t1);
+}
+
+static inline int hpcc_mac_window_verify(const struct hpcc_window_resp *r,
+					 const struct hpcc_sipkey *k)
+{
+	return hpcc_mac_window_tag(k, r) == hpcc_get_be64_wire(&r->tag) ?
+	       0 : -EKEYREJECTED;
 }
 
 #endif /* _HPCC_WIRE_H */

@@ -474,6 +474,131 @@ static void test_anon(void)
 	       "not used");
 }
 
+/* Receiver-based HPCC: the receiver's law, the sender's bounds on it. */
+static void test_rx(void)
+{
+	struct hpcc_ctl_params b = params, draft = params;
+	struct hpcc_tcp_view v = {
+		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
+		.min_rtt_us = 100, .srtt_ns = 100000,
+	};
+	struct hpcc_window_resp r;
+	struct hpcc_window_val win, out;
+	struct hpcc_rx_flow st;
+	struct hpcc_sample L[1];
+	struct hpcc_ctl s;
+	uint64_t ts = 1000000, tx = 0, wc_before;
+	unsigned int i, commits = 0;
+
+	b.max_mbps = 400000;
+	b.max_growth = 1000;
+	b.loss_beta = 700;
+
+	memset(&r, 0, sizeof(r));
+	r.win.w_bytes = htobe64(0x0000000100000002ULL);
+	r.win.u = htonl(0x00123456);
+	r.win.b_mbps = htonl(10000);
+	hpcc_ctl_decode_window(&r, &win);
+	tap_ok(win.w_bytes == 0x0000000100000002ULL && win.u == 0x123456 &&
+	       win.b_mbps == 10000, "window record decoded from network order");
+
+	/* the receiver: 10 Gbit/s idle, T = 100 us from the probe */
+	memset(&st, 0, sizeof(st));
+	L[0] = hop(ts, tx, 0, 10000);
+	tap_ok(hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out) &&
+	       out.w_bytes == 125000 && out.b_mbps == 10000,
+	       "receiver: a first probe on an idle path gives the line rate B T");
+	/* then the link full with a 100 KB queue: W goes down */
+	for (i = 1; i <= 8; i++) {
+		ts += 100000;
+		tx += 125000;
+		L[0] = hop(ts, tx, 100000, 10000);
+		wc_before = st.law.wc;
+		hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out);
+		commits += st.law.wc != wc_before;
+	}
+	tap_ok(out.w_bytes < 125000 * 950 / 1000 && out.u > (950U << 20) / 1000,
+	       "receiver: a full link with a queue: U above eta, W below eta B T");
+	tap_ok(commits >= 3 && commits <= 4,
+	       "receiver: Wc committed every other probe T apart (the sender's rule)");
+	memset(&st, 0, sizeof(st));
+	L[0] = hop(ts, tx, 0, 4000000000U);
+	tap_ok(hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out) &&
+	       out.b_mbps == 400000 && out.w_bytes == 5000000,
+	       "receiver: a hop's capacity capped at its max_capacity");
+	memset(&st, 0, sizeof(st));
+	L[0] = hop(ts, tx, 0, 10000);
+	tap_ok(hpcc_ctl_rx_window(&st, &b, L, 1, 0, 1000, ts, &out) &&
+	       out.w_bytes == 1250000,
+	       "receiver: T not given: HPCC_DEFAULT_T_US (1 ms)");
+	memset(&st, 0, sizeof(st));
+	L[0] = hop(ts, tx, 0, 0);
+	tap_ok(!hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out) &&
+	       !st.started, "receiver: no capacity: no window, no state");
+
+	/* the sender, T = 100 us, B = 10 Gbit/s: BDP 125000 bytes */
+	memset(&s, 0, sizeof(s));
+	win.w_bytes = 10000000;
+	win.u = 0;
+	win.b_mbps = 10000;
+	tap_ok(hpcc_ctl_window(&s, &b, &v, &win, 1000) && s.telemetry &&
+	       s.windowed && s.law.w == W(125000) &&
+	       s.pacing_rate == 1250000000ULL,
+	       "sender: a first window at most the line rate B T, R <= B");
+	hpcc_ctl_window(&s, &b, &v, &win, 2000);
+	tap_ok(s.law.w == W(250000) && (s.events & HPCC_EV_GROWTH_HELD),
+	       "sender: a window grows W at most x2 per response");
+	hpcc_ctl_window(&s, &b, &v, &win, 3000);
+	hpcc_ctl_window(&s, &b, &v, &win, 4000);
+	tap_ok(s.law.w == W(500000), "sender: W at most 4 B T");
+	win.b_mbps = 4000000000U;
+	hpcc_ctl_window(&s, &b, &v, &win, 5000);
+	tap_ok((s.events & HPCC_EV_CAPPED) && s.law.w == W(1000000) &&
+	       s.pacing_rate >= 9999990000ULL && s.pacing_rate <= 10000000000ULL,
+	       "sender: a window's capacity capped at max_capacity, growth x2");
+	win.b_mbps = 10000;
+	win.w_bytes = 10;
+	hpcc_ctl_window(&s, &b, &v, &win, 6000);
+	tap_ok(s.law.w == W(1000), "sender: a tiny window: one MSS");
+	v.recovering = true;
+	win.w_bytes = 100000;
+	hpcc_ctl_window(&s, &b, &v, &win, 7000);
+	tap_ok(s.law.w == W(1000), "sender: no growth while TCP recovers");
+	v.recovering = false;
+	hpcc_ctl_window(&s, &b, &v, &win, 8000);
+	hpcc_ctl_loss(&s, &b, 1000);
+	tap_ok(s.law.w == W(1400), "sender: a loss: W times loss_beta");
+	win.b_mbps = 0;
+	tap_ok(!hpcc_ctl_window(&s, &b, &v, &win, 9000),
+	       "sender: a window without capacity is not used");
+	memset(&s, 0, sizeof(s));
+	win.b_mbps = 10000;
+	win.w_bytes = 10000000;
+	hpcc_ctl_window(&s, &draft, &v, &win, 1000);
+	hpcc_ctl_window(&s, &draft, &v, &win, 2000);
+	tap_ok(s.law.w == W(500000),
+	       "sender without bounds: a window takes W to 4 B T at once");
+
+	/* asking: given up after two unanswered probes before any report */
+	b.rx_window = 1;
+	memset(&s, 0, sizeof(s));
+	tap_ok(hpcc_ctl_want_window(&s, &b) && !hpcc_ctl_want_window(&s, &params),
+	       "probes ask for a window with rx_window only");
+	s.asking = true;
+	hpcc_ctl_probe_lost(&s);
+	tap_ok(hpcc_ctl_want_window(&s, &b), "one probe unanswered: still asking");
+	hpcc_ctl_probe_lost(&s);
+	tap_ok(!hpcc_ctl_want_window(&s, &b),
+	       "two unanswered before any report: an older receiver, ask no more");
+	memset(&s, 0, sizeof(s));
+	s.asking = true;
+	s.started = true;
+	for (i = 0; i < 6; i++)
+		hpcc_ctl_probe_lost(&s);
+	tap_ok(hpcc_ctl_want_window(&s, &b),
+	       "losses after reports came do not stop the asking");
+}
+
 int main(void)
 {
 	test_accept();
@@ -485,5 +610,6 @@ int main(void)
 	test_probe_cost();
 	test_compete();
 	test_anon();
+	test_rx();
 	return tap_done();
 }

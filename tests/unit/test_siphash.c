@@ -64,6 +64,61 @@ static void stamp(struct hpcc_probe_v2 *p, const struct hpcc_sipkey *k,
 	p->hdr.nhops++;
 }
 
+/* Rx-HPCC's window response: its one length, its flags, its tag. */
+static void check_window(void)
+{
+	struct hpcc_window_resp r;
+	struct hpcc_sipkey k;
+	__u8 key[16];
+	unsigned int i, bad = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.version = HPCC_WIRE_V2;
+	r.hdr.room = HPCC_MAX_HOPS;
+	r.hdr.flags = HPCC_F_RESPONSE | HPCC_F_WANT_WINDOW | HPCC_F_WINDOW;
+	tap_ok(HPCC_WINDOW_LEN == 56 &&
+	       hpcc_wire_check(&r.hdr, HPCC_WINDOW_LEN) == 0,
+	       "window response: 56 bytes, valid");
+	tap_ok(hpcc_wire_check(&r.hdr, HPCC_PROBE_V2_LEN) == -EMSGSIZE,
+	       "window flag at the probe's length: -EMSGSIZE");
+	r.hdr.flags &= ~HPCC_F_WINDOW;
+	tap_ok(hpcc_wire_check(&r.hdr, HPCC_WINDOW_LEN) == -EMSGSIZE,
+	       "window length without the window flag: -EMSGSIZE");
+	r.hdr.flags = HPCC_F_RESPONSE | HPCC_F_WINDOW;
+	tap_ok(hpcc_wire_check(&r.hdr, HPCC_WINDOW_LEN) == -EBADMSG,
+	       "a window nobody asked for: -EBADMSG");
+	r.hdr.flags = HPCC_F_WANT_WINDOW | HPCC_F_WINDOW;
+	tap_ok(hpcc_wire_check(&r.hdr, HPCC_WINDOW_LEN) == -EBADMSG,
+	       "a window that is not a response: -EBADMSG");
+	r.hdr.flags = HPCC_F_RESPONSE | HPCC_F_WANT_WINDOW | HPCC_F_WINDOW;
+	r.hdr.nhops = 1;
+	tap_ok(hpcc_wire_check(&r.hdr, HPCC_WINDOW_LEN) == -ERANGE,
+	       "a window with hop records: -ERANGE");
+	r.hdr.nhops = 0;
+	r.hdr.version = HPCC_WIRE_V1;
+	tap_ok(hpcc_wire_check(&r.hdr, HPCC_WINDOW_LEN) == -EMSGSIZE,
+	       "version 1 at the window's length: -EMSGSIZE");
+	r.hdr.version = HPCC_WIRE_V2;
+
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (__u8)(0x40 + i);
+	hpcc_sipkey_of(&k, key);
+	r.hdr.flags |= HPCC_F_MAC;
+	r.hdr.nonce = 0x01020304;
+	put_be64(&r.win.w_bytes, 125390);
+	put_be64(&r.tag, hpcc_mac_window_tag(&k, &r));
+	tap_ok(hpcc_mac_window_verify(&r, &k) == 0, "window tag verifies");
+	for (i = 0; i < HPCC_WINDOW_LEN * 8; i++) {
+		__u8 *b = (__u8 *)&r;
+
+		b[i / 8] ^= (__u8)(1 << (i % 8));
+		if (hpcc_mac_window_verify(&r, &k) != -EKEYREJECTED)
+			bad++;
+		b[i / 8] ^= (__u8)(1 << (i % 8));
+	}
+	tap_ok(!bad, "any bit of a window response flipped: -EKEYREJECTED");
+}
+
 static double now_ns(void)
 {
 	struct timespec t;
@@ -175,11 +230,14 @@ int main(int argc, char **argv)
 	bad = 0;
 	for (b = HPCC_F_WANT_WINDOW; b <= 0x80; b <<= 1) {
 		p.hdr.flags = (__u8)b;
-		if ((b == HPCC_F_MAC || b == HPCC_F_ANON) !=
+		if ((b == HPCC_F_MAC || b == HPCC_F_ANON ||
+		     b == HPCC_F_WANT_WINDOW) !=
 		    !hpcc_wire_check(&p.hdr, HPCC_PROBE_V2_LEN))
 			bad++;
 	}
-	tap_ok(!bad, "v2: MAC and ANON accepted, unimplemented flags -EBADMSG");
+	tap_ok(!bad,
+	       "v2: MAC, ANON, WANT_WINDOW accepted, the others refused");
+	check_window();
 
 	/* A chain over three hops verifies. */
 	memset(&p, 0, sizeof(p));
