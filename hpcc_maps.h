@@ -19,6 +19,9 @@
 					 */
 #define HPCC_CFG_F_REFLECT	0x0004	/* reflect_rate/_burst are set */
 #define HPCC_CFG_F_PEER		0x0008	/* peer_rate/_burst are set */
+#define HPCC_CFG_F_RX_WINDOW	0x0010	/* Rx-HPCC: answer a probe that asks
+					 * for a window with one
+					 */
 
 /* Probes the receiver turns around, per device, without configuration:
  * as many as a sender's namespace may send at most (tcp_hpcc's
@@ -73,6 +76,17 @@ struct hpcc_reflect_tb {
  */
 struct hpcc_peer_key {
 	__u8 addr[16];
+};
+
+/* Rx-HPCC (HPCC_CFG_F_RX_WINDOW): the receiver's state of each connection
+ * it computes windows for, map "hpcc_rx_flows", SK_STORAGE. Opaque to BPF:
+ * the module's struct hpcc_rx_flow (hpcc_ctl.h) fits in it (a
+ * BUILD_BUG_ON), and its kfunc takes exactly this size.
+ */
+#define HPCC_RX_FLOW_BYTES	384
+
+struct hpcc_rx_blob {
+	__u64 w[HPCC_RX_FLOW_BYTES / 8];
 };
 
 /* Switch port config: map "hpcc_port_cfg", HASH, key __u32 egress ifindex.
@@ -260,6 +274,13 @@ enum hpcc_counter {
 	HPCC_CNT_REFLECT_NO_KEY,	/* key_id not set here: reflected
 					 * unsealed (the sender rejects it)
 					 */
+	/* host: Rx-HPCC (HPCC_CFG_F_RX_WINDOW). Appended. */
+	HPCC_CNT_RX_WINDOW_SENT,	/* a window answered the probe */
+	HPCC_CNT_RX_WINDOW_REFUSED,	/* the module gave none (its counters
+					 * say why): records reflected
+					 */
+	/* switch: a window response at an edge port. Appended. */
+	HPCC_CNT_EDGE_WINDOW_DROPPED,
 	HPCC_CNT_MAX
 };
 
@@ -309,6 +330,9 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	case HPCC_CNT_REFLECT_PEER_LIMITED: return "reflect_peer_limited";
 	case HPCC_CNT_REFLECT_SEALED:	return "reflect_sealed";
 	case HPCC_CNT_REFLECT_NO_KEY:	return "reflect_no_key";
+	case HPCC_CNT_RX_WINDOW_SENT:	return "rx_window_sent";
+	case HPCC_CNT_RX_WINDOW_REFUSED: return "rx_window_refused";
+	case HPCC_CNT_EDGE_WINDOW_DROPPED: return "edge_window_dropped";
 	}
 	return "?";
 }

@@ -27,12 +27,16 @@
 #include <linux/errno.h>
 #elif defined(__VMLINUX_H__)
 /* BPF programs: the types come from vmlinux.h, which has no errno values;
- * these are every errno the wire check and bpf_hpcc_report() return.
+ * these are every errno the wire check and the kfuncs return.
  */
 #ifndef EINVAL
+#define ENOENT		2
 #define E2BIG		7
+#define ENOMEM		12
+#define EBUSY		16
 #define EINVAL		22
 #define ERANGE		34
+#define ENODATA		61
 #define EBADMSG		74
 #define EMSGSIZE	90
 #define EPROTONOSUPPORT	93
@@ -187,6 +191,14 @@ static inline __u32 hpcc_wire_len(__u8 version)
 	if (version == HPCC_WIRE_V2)
 		return HPCC_PROBE_V2_LEN;
 	return 0;
+}
+
+/* A checked payload of version 2 with HPCC_F_WINDOW: a window response. */
+static inline int hpcc_wire_is_window(const void *hdr)
+{
+	const __u8 *b = (const __u8 *)hdr;
+
+	return b[0] == HPCC_WIRE_V2 && (b[1] & HPCC_F_WINDOW);
 }
 
 /* Structural check shared by the module, the BPF programs and hpcc-probe,

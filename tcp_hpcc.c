@@ -53,6 +53,7 @@
 #include <net/tcp.h>
 
 #include "hpcc_ctl.h"
+#include "hpcc_maps.h"
 
 /*
  * The kernel API differences between Debian 12's 6.1 and 6.12 (Debian 13's,
@@ -185,6 +186,11 @@ HPCC_PARAM(mac_key_id, 0, 0, 1,
 	   "key id v2 probes ask routers to tag with (MAC if that key is set)");
 HPCC_PARAM(mac_required, 0, 0, 1,
 	   "refuse reports without a valid MAC chain");
+/* Receiver-based HPCC (tcp_hpcc.rst, "Receiver-based HPCC"): the sender's
+ * side; the receiver's is "hpcc-probe host attach --rx-window".
+ */
+HPCC_PARAM(rx_window, 0, 0, 1,
+	   "1: v2 probes ask the receiver for a window (Rx-HPCC)");
 
 /*
  * The domain's MAC keys, as the routers' hpcc_mac_keys map holds them,
@@ -283,6 +289,12 @@ enum hpcc_stat {
 	HPCC_STAT_REJECT_MAC,		/* -EKEYREJECTED: the chain fails */
 	HPCC_STAT_REJECT_NO_MAC,	/* -ENOKEY: untagged, mac_required */
 	HPCC_STAT_COMPETE,		/* a standing queue: loss-based */
+	HPCC_STAT_REPORTS_WINDOW,	/* a receiver's window applied */
+	HPCC_STAT_RX_WINDOWS,		/* receiver: windows computed */
+	HPCC_STAT_RX_NO_WINDOW,		/* receiver: refused (reason below) or
+					 * no capacity: records reflected
+					 */
+	HPCC_STAT_RX_BUSY,		/* receiver: the flow's state in use */
 	HPCC_STAT_MAX
 };
 
@@ -293,7 +305,8 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"RejectFlags", "RejectSocket", "RejectNotHpcc", "RejectNoState",
 	"RejectNonce", "RejectOverflow", "TelemetryTimeouts",
 	"ReportsCapped", "ReportsGrowthHeld", "LossReductions",
-	"RejectMac", "RejectNoMac", "CompeteEntered",
+	"RejectMac", "RejectNoMac", "CompeteEntered", "ReportsWindow",
+	"RxWindows", "RxNoWindow", "RxBusy",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -320,6 +333,8 @@ struct hpcc_mailbox {
 	u32 probe_seq;			/* snd_nxt when it left */
 	u64 probe_sent_ns;
 	u64 probe_rtt_ns;		/* probe to response, last report */
+	bool window;			/* the pending report is a window */
+	struct hpcc_window_val win;	/* ...this one */
 	struct hpcc_sample report[HPCC_MAX_HOPS];
 };
 
@@ -397,6 +412,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->compete_rtts = READ_ONCE(hpcc_compete_rtts);
 	p->compete_queue = READ_ONCE(hpcc_compete_queue);
 	p->compete_hold = READ_ONCE(hpcc_compete_hold);
+	p->rx_window = READ_ONCE(hpcc_rx_window);
 }
 
 static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
@@ -467,7 +483,8 @@ static bool hpcc_probe_budget(const struct sock *sk)
  * struct hpcc_probe with empty hop room. The TCP checksum is complete so
  * that switches can update it incrementally.
  */
-static struct sk_buff *hpcc_build_probe(struct sock *sk, u32 nonce, u64 now)
+static struct sk_buff *hpcc_build_probe(struct sock *sk, u32 nonce, u64 now,
+					bool want_window, u32 t_us)
 {
 	const struct inet_sock *inet = inet_sk(sk);
 	bool v2 = READ_ONCE(hpcc_wire_version) == HPCC_WIRE_V2;
@@ -490,6 +507,10 @@ static struct sk_buff *hpcc_build_probe(struct sock *sk, u32 nonce, u64 now)
 	if (v2) {
 		struct hpcc_hdr_v2 *h2 = (struct hpcc_hdr_v2 *)h;
 
+		/* T for a receiver that computes the window */
+		h2->t_us = cpu_to_be32(t_us);
+		if (want_window)
+			h2->flags |= HPCC_F_WANT_WINDOW;
 		/* Ask for tags under the key this host holds. */
 		id = READ_ONCE(hpcc_mac_key_id);
 		if (hpcc_mac_key(id, &k)) {
@@ -581,7 +602,9 @@ static void hpcc_send_probe(struct sock *sk, struct hpcc_flow *f, u64 now)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u8 tos = READ_ONCE(hpcc_probe_dscp) << 2;
 	u64 srtt = hpcc_srtt_ns(tp);
+	struct hpcc_ctl_params p;
 	struct sk_buff *skb;
+	bool want;
 	u32 nonce;
 	int err;
 
@@ -597,7 +620,11 @@ static void hpcc_send_probe(struct sock *sk, struct hpcc_flow *f, u64 now)
 		return;
 	}
 	nonce = get_random_u32() | 1;
-	skb = hpcc_build_probe(sk, nonce, now);
+	hpcc_params(&p);
+	want = READ_ONCE(hpcc_wire_version) == HPCC_WIRE_V2 &&
+	       hpcc_ctl_want_window(&f->ctl, &p);
+	skb = hpcc_build_probe(sk, nonce, now, want,
+			       hpcc_ctl_t_us(&p, tcp_min_rtt(tp)));
 	if (!skb) {
 		hpcc_count(HPCC_STAT_PROBE_ERRORS);
 		hpcc_ctl_probe_held(&f->ctl, now, srtt);
@@ -609,6 +636,7 @@ static void hpcc_send_probe(struct sock *sk, struct hpcc_flow *f, u64 now)
 	f->mb.probe_sent_ns = now;
 	spin_unlock_bh(&f->mb.lock);
 	hpcc_ctl_probe_sent(&f->ctl, now, srtt, tp->snd_nxt);
+	f->ctl.asking = want;
 
 #if IS_ENABLED(CONFIG_IPV6)
 	if (!hpcc_sk_is_v4(sk))
@@ -702,7 +730,13 @@ static int hpcc_stash_report(struct sock *sk, const void *p)
 		err = -ESTALE;
 		goto unlock;
 	}
-	f->mb.nhops = hpcc_ctl_decode(p, f->mb.report);
+	f->mb.window = hpcc_wire_is_window(p);
+	if (f->mb.window) {
+		hpcc_ctl_decode_window(p, &f->mb.win);
+		f->mb.nhops = 0;
+	} else {
+		f->mb.nhops = hpcc_ctl_decode(p, f->mb.report);
+	}
 	f->mb.seq = f->mb.probe_seq;
 	WRITE_ONCE(f->mb.probe_rtt_ns, tcp_clock_ns() - f->mb.probe_sent_ns);
 	WRITE_ONCE(f->mb.probe_nonce, 0);	/* one response per probe */
@@ -730,7 +764,10 @@ static int hpcc_check_mac(const void *report)
 		return READ_ONCE(hpcc_mac_required) ? -ENOKEY : 0;
 	if (!hpcc_mac_key(p->hdr.key_id, &k))
 		return -EKEYREJECTED;
-	err = hpcc_mac_verify(p, &k);
+	if (hpcc_wire_is_window(report))
+		err = hpcc_mac_window_verify(report, &k);
+	else
+		err = hpcc_mac_verify(p, &k);
 	memzero_explicit(&k, sizeof(k));
 	return err;
 }
@@ -744,7 +781,8 @@ __diag_ignore_all("-Wmissing-prototypes",
  * @tp: the local socket, from bpf_skc_lookup_tcp() + bpf_skc_to_tcp_sock()
  * @report: the response's TCP payload, a struct hpcc_probe or (wire
  *          version 2) struct hpcc_probe_v2, network order
- * @report__sz: its length, HPCC_PROBE_LEN or HPCC_PROBE_V2_LEN
+ * @report__sz: its length, HPCC_PROBE_LEN, HPCC_PROBE_V2_LEN or (a
+ *              receiver's window, Rx-HPCC) HPCC_WINDOW_LEN
  *
  * Validates the report and stashes it for the flow's next ACK. Writes
  * nothing to the socket. Return: 0, or -EINVAL (no socket), -EMSGSIZE,
@@ -777,10 +815,140 @@ __bpf_kfunc int bpf_hpcc_report(struct tcp_sock *tp, void *report,
 	return err;
 }
 
+/**
+ * bpf_hpcc_rx_window - the receiver's side of Rx-HPCC: a window for a probe
+ * @tp: the receiving socket the probe belongs to (as for bpf_hpcc_report())
+ * @probe: the probe's TCP payload, a struct hpcc_probe_v2 that asks for a
+ *         window (HPCC_F_WANT_WINDOW), network order; on success its first
+ *         HPCC_WINDOW_LEN bytes are the response's payload
+ * @probe__sz: HPCC_PROBE_V2_LEN
+ * @state: the connection's receiver state, HPCC_RX_FLOW_BYTES of the
+ *         socket's BPF local storage (zero when new)
+ * @state__sz: HPCC_RX_FLOW_BYTES
+ *
+ * Runs the law on the probe's records (hpcc_ctl_rx_window()) with this
+ * host's parameters and the sender's T, and writes the window response,
+ * tagged when the probe asked for MACs. Return: 0, or -EINVAL (no socket,
+ * wrong sizes), the wire check's errors, -EBADMSG (a response, or no
+ * window asked for), -E2BIG (overflow), -EKEYREJECTED (the probe's chain
+ * does not verify, or the key is not here), -ENOKEY (untagged while
+ * mac_required), -EBUSY (another CPU is computing this connection's
+ * window), -ENODATA (no hop gave a capacity). On any error nothing is
+ * written: the caller reflects the records instead.
+ */
+/* What a probe must be for a window, beyond the wire check: a probe
+ * that asks for one, from a path that fitted, its chain verified (the
+ * window stands for its records).
+ */
+static int hpcc_rx_check(const struct hpcc_window_resp *r)
+{
+	struct hpcc_sipkey k;
+	u8 flags = r->hdr.flags;
+	int err;
+
+	if ((flags & HPCC_F_RESPONSE) || !(flags & HPCC_F_WANT_WINDOW))
+		return -EBADMSG;
+	if (flags & HPCC_F_OVERFLOW)
+		return -E2BIG;
+	if (!(flags & HPCC_F_MAC))
+		return READ_ONCE(hpcc_mac_required) ? -ENOKEY : 0;
+	if (!hpcc_mac_key(r->hdr.key_id, &k))
+		return -EKEYREJECTED;
+	err = hpcc_mac_verify((const struct hpcc_probe_v2 *)r, &k);
+	memzero_explicit(&k, sizeof(k));
+	return err;
+}
+
+/* The window for checked probe @r, written over it (see the kfunc). */
+static int hpcc_rx_compute(struct tcp_sock *tp, struct hpcc_window_resp *r,
+			   struct hpcc_rx_flow *st)
+{
+	struct hpcc_sample L[HPCC_MAX_HOPS];
+	struct hpcc_window_val out;
+	struct hpcc_ctl_params p;
+	struct hpcc_sipkey k;
+	unsigned int n;
+	u64 tag = 0;
+	bool ok;
+
+	n = hpcc_ctl_decode(r, L);
+	hpcc_params(&p);
+	/* One computation per connection at a time; a probe on another CPU
+	 * meanwhile gets its records reflected.
+	 */
+	if (cmpxchg(&st->busy, 0, 1))
+		return -EBUSY;
+	ok = hpcc_ctl_rx_window(st, &p, L, n, be32_to_cpu(r->hdr.t_us),
+				max(tp->mss_cache, 1U), ktime_get_ns(), &out);
+	smp_store_release(&st->busy, 0);
+	if (!ok)
+		return -ENODATA;
+	r->hdr.flags |= HPCC_F_RESPONSE | HPCC_F_WINDOW;
+	r->hdr.nhops = 0;
+	r->win.w_bytes = cpu_to_be64(out.w_bytes);
+	r->win.u = cpu_to_be32(out.u);
+	r->win.b_mbps = cpu_to_be32(out.b_mbps);
+	r->win.rsvd = 0;
+	if (r->hdr.flags & HPCC_F_MAC) {
+		if (!hpcc_mac_key(r->hdr.key_id, &k))
+			return -EKEYREJECTED;
+		tag = hpcc_mac_window_tag(&k, r);
+		memzero_explicit(&k, sizeof(k));
+	}
+	r->tag = cpu_to_be64(tag);
+	return 0;
+}
+
+/**
+ * bpf_hpcc_rx_window - the receiver's side of Rx-HPCC: a window for a probe
+ * @tp: the receiving socket the probe belongs to (as for bpf_hpcc_report())
+ * @probe: the probe's TCP payload, a struct hpcc_probe_v2 that asks for a
+ *         window (HPCC_F_WANT_WINDOW), network order; on success its first
+ *         HPCC_WINDOW_LEN bytes are the response's payload
+ * @probe__sz: HPCC_PROBE_V2_LEN
+ * @state: the connection's receiver state, HPCC_RX_FLOW_BYTES of the
+ *         socket's BPF local storage (zero when new)
+ * @state__sz: HPCC_RX_FLOW_BYTES
+ *
+ * Runs the law on the probe's records (hpcc_ctl_rx_window()) with this
+ * host's parameters and the sender's T, and writes the window response,
+ * tagged when the probe asked for MACs. Return: 0, or -EINVAL (no socket,
+ * wrong sizes), the wire check's errors, -EBADMSG (a response, or no
+ * window asked for), -E2BIG (overflow), -EKEYREJECTED (the probe's chain
+ * does not verify, or the key is not here), -ENOKEY (untagged while
+ * mac_required), -EBUSY (another CPU is computing this connection's
+ * window), -ENODATA (no hop gave a capacity). Every refusal is counted
+ * (RxNoWindow, RxBusy); on one the payload may have been read but is
+ * not changed, and the caller reflects the records instead.
+ */
+__bpf_kfunc int bpf_hpcc_rx_window(struct tcp_sock *tp, void *probe,
+				   u32 probe__sz, void *state, u32 state__sz)
+{
+	int err;
+
+	if (!tp || !probe || !state || probe__sz != HPCC_PROBE_V2_LEN ||
+	    state__sz != HPCC_RX_FLOW_BYTES)
+		err = -EINVAL;
+	else
+		err = hpcc_wire_check(probe, probe__sz);
+	if (!err)
+		err = hpcc_rx_check(probe);
+	if (!err)
+		err = hpcc_rx_compute(tp, probe, state);
+	if (!err)
+		hpcc_count(HPCC_STAT_RX_WINDOWS);
+	else if (err == -EBUSY)
+		hpcc_count(HPCC_STAT_RX_BUSY);
+	else
+		hpcc_count(HPCC_STAT_RX_NO_WINDOW);
+	return err;
+}
+
 __diag_pop();
 
 HPCC_KFUNCS_START(hpcc_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_hpcc_report)
+BTF_ID_FLAGS(func, bpf_hpcc_rx_window)
 HPCC_KFUNCS_END(hpcc_kfunc_ids)
 
 static const struct btf_kfunc_id_set hpcc_kfunc_set = {
@@ -805,9 +973,11 @@ static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)
 static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 {
 	struct hpcc_sample L[HPCC_MAX_HOPS];
+	struct hpcc_window_val win;
 	struct hpcc_ctl_params p;
 	struct hpcc_tcp_view v;
 	unsigned int n;
+	bool window, used;
 	u32 seq;
 
 	if (!READ_ONCE(f->mb.pending))
@@ -815,14 +985,21 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	spin_lock_bh(&f->mb.lock);
 	n = f->mb.nhops;
 	seq = f->mb.seq;
+	window = f->mb.window;
+	win = f->mb.win;
 	memcpy(L, f->mb.report, n * sizeof(L[0]));
 	WRITE_ONCE(f->mb.pending, false);
 	spin_unlock_bh(&f->mb.lock);
 
 	hpcc_params(&p);
 	hpcc_view(sk, &v);
-	if (hpcc_ctl_report(&f->ctl, &p, &v, L, n, seq, now))
-		hpcc_count(HPCC_STAT_REPORTS_USED);
+	if (window)
+		used = hpcc_ctl_window(&f->ctl, &p, &v, &win, now);
+	else
+		used = hpcc_ctl_report(&f->ctl, &p, &v, L, n, seq, now);
+	if (used)
+		hpcc_count(window ? HPCC_STAT_REPORTS_WINDOW :
+			   HPCC_STAT_REPORTS_USED);
 	else
 		hpcc_count(HPCC_STAT_REPORTS_NO_CAPACITY);
 	if (f->ctl.events & HPCC_EV_CAPPED)
@@ -1228,6 +1405,8 @@ static int __init hpcc_register(void)
 	BUILD_BUG_ON(offsetof(struct hpcc_hdr_v2, send_ns) !=
 		     offsetof(struct hpcc_hdr, send_ns));
 	BUILD_BUG_ON(HPCC_MAX_HOPS > HPCC_LAW_MAX_HOPS);
+	BUILD_BUG_ON(sizeof(struct hpcc_rx_flow) > HPCC_RX_FLOW_BYTES);
+	BUILD_BUG_ON(HPCC_WINDOW_LEN != 24 + 24 + 8);
 	BUILD_BUG_ON(HPCC_MAX_HOPS > U8_MAX);
 	BUILD_BUG_ON(ARRAY_SIZE(hpcc_stat_names) != HPCC_STAT_MAX);
 	/* bpf/hpcc_host.bpf.c detects this module by the type's presence */

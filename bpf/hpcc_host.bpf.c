@@ -34,6 +34,9 @@ char LICENSE[] SEC("license") = "GPL";
  */
 extern int bpf_hpcc_report(struct tcp_sock *tp, const void *report,
 			   __u32 report__sz) __ksym __weak;
+extern int bpf_hpcc_rx_window(struct tcp_sock *tp, void *probe,
+			      __u32 probe__sz, void *state,
+			      __u32 state__sz) __ksym __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -75,6 +78,16 @@ struct {
 	__type(key, __u32);
 	__type(value, struct hpcc_mac_key);
 } hpcc_mac_keys SEC(".maps");
+
+/* Rx-HPCC: the receiver's state of each connection it computes windows
+ * for (struct hpcc_rx_blob), freed with the socket.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct hpcc_rx_blob);
+} hpcc_rx_flows SEC(".maps");
 
 /* Scratch copy of a response for the kfunc (keeps it off the stack);
  * either version, so the larger.
@@ -168,17 +181,14 @@ static __always_inline int hpcc_seal(struct __sk_buff *skb,
 				  (void *)&pay->hop[slot].tag, tag, 8);
 }
 
-/* Turn a probe into its response and send it back. Swapping addresses
- * and ports leaves both checksums' sums unchanged; the DSCP/TTL change
- * is folded into the IPv4 header checksum and the flags byte into TCP's.
+/* Address a probe back to its sender: MACs, addresses and ports
+ * swapped (both checksums' sums unchanged), the response DSCP and a
+ * fresh TTL (folded into the IPv4 header checksum).
  */
-static __always_inline int hpcc_reflect(struct __sk_buff *skb,
-					const struct hpcc_pkt *p,
-					const struct hpcc_hdr *h, __u8 resp_dscp,
-					const struct hpcc_probe_v2 *pay)
+static __always_inline int hpcc_turn_around(struct __sk_buff *skb,
+					    const struct hpcc_pkt *p,
+					    __u8 resp_dscp)
 {
-	struct hpcc_hdr_word ow, nw;
-	struct hpcc_hdr nh;
 	__u8 a[16], b[16];
 	__u32 addr_off, alen;
 
@@ -201,7 +211,22 @@ static __always_inline int hpcc_reflect(struct __sk_buff *skb,
 	if (hpcc_set_dscp(skb, p, resp_dscp) ||
 	    hpcc_set_ttl(skb, p, HPCC_RESP_TTL))
 		return -1;
+	return 0;
+}
 
+/* Turn a probe into its response and send it back: the flags byte's
+ * change is folded into the TCP checksum.
+ */
+static __always_inline int hpcc_reflect(struct __sk_buff *skb,
+					const struct hpcc_pkt *p,
+					const struct hpcc_hdr *h, __u8 resp_dscp,
+					const struct hpcc_probe_v2 *pay)
+{
+	struct hpcc_hdr_word ow, nw;
+	struct hpcc_hdr nh;
+
+	if (hpcc_turn_around(skb, p, resp_dscp))
+		return -1;
 	ow = hpcc_hdr_word_of(h);
 	hpcc_respond_hdr(h, &nh);
 	nw = hpcc_hdr_word_of(&nh);
@@ -381,12 +406,87 @@ static __always_inline bool hpcc_peer_ok(struct __sk_buff *skb,
 	return hpcc_gcra(tb, now, rate, burst);
 }
 
+/* Rx-HPCC: the module's window for probe @buf (it asked for one), written
+ * over the first HPCC_WINDOW_LEN bytes of @buf: 0, or the kfunc's error
+ * (then @buf's records are as they came, and are reflected instead).
+ */
+static __always_inline int hpcc_rx_window_for(struct __sk_buff *skb,
+					      const struct hpcc_pkt *p,
+					      struct hpcc_probe_v2 *buf)
+{
+	struct bpf_sock_tuple t = {};
+	struct hpcc_rx_blob *st;
+	struct bpf_sock *sk;
+	struct tcp_sock *tp;
+	__u32 tlen;
+	int ret = -ENOENT;
+
+	if (hpcc_tuple(skb, p, &t, &tlen))
+		return -EINVAL;
+	sk = bpf_skc_lookup_tcp(skb, &t, tlen, BPF_F_CURRENT_NETNS, 0);
+	if (!sk)
+		return -ENOENT;
+	tp = sk->state != BPF_TCP_LISTEN ? bpf_skc_to_tcp_sock(sk) : NULL;
+	if (tp) {
+		st = bpf_sk_storage_get(&hpcc_rx_flows, tp, NULL,
+					BPF_SK_STORAGE_GET_F_CREATE);
+		ret = st ? bpf_hpcc_rx_window(tp, buf, HPCC_PROBE_V2_LEN, st,
+					      sizeof(*st)) : -ENOMEM;
+	}
+	bpf_sk_release(sk);
+	return ret;
+}
+
+/* Send window response @win (HPCC_WINDOW_LEN bytes, from the module) in
+ * place of probe @p: addressed back, the payload replaced and the frame
+ * trimmed to it, the IP length fixed, and the TCP checksum computed anew
+ * over the segment as it now is.
+ */
+static __always_inline int hpcc_reflect_window(struct __sk_buff *skb,
+					       const struct hpcc_pkt *p,
+					       __u8 resp_dscp,
+					       const void *win)
+{
+	__u32 l3_len = p->pay_off - p->l3_off + HPCC_WINDOW_LEN;
+	__u32 csum_off = p->l4_off + HPCC_TCP_CSUM_OFF;
+	__be16 old16, new16, zero = 0;
+	__s64 sum;
+
+	if (hpcc_turn_around(skb, p, resp_dscp) ||
+	    bpf_skb_store_bytes(skb, p->pay_off, win, HPCC_WINDOW_LEN, 0) ||
+	    bpf_skb_change_tail(skb, p->pay_off + HPCC_WINDOW_LEN, 0))
+		return -1;
+	if (p->ipv6) {
+		new16 = bpf_htons(l3_len - sizeof(struct hpcc_ip6h));
+		if (bpf_skb_store_bytes(skb, p->l3_off +
+					offsetof(struct hpcc_ip6h, payload_len),
+					&new16, 2, 0))
+			return -1;
+	} else {
+		__u32 off = p->l3_off + offsetof(struct hpcc_iph, tot_len);
+
+		new16 = bpf_htons(l3_len);
+		if (bpf_skb_load_bytes(skb, off, &old16, 2) ||
+		    bpf_skb_store_bytes(skb, off, &new16, 2, 0) ||
+		    bpf_l3_csum_replace(skb, p->l3_off + HPCC_IP4_CSUM_OFF,
+					old16, new16, 2))
+			return -1;
+	}
+	if (bpf_skb_store_bytes(skb, csum_off, &zero, 2, 0))
+		return -1;
+	sum = hpcc_tcp_sum(skb, p, win, HPCC_WINDOW_LEN);
+	if (sum < 0)
+		return -1;
+	new16 = (__be16)~hpcc_csum_fold(sum);
+	return bpf_skb_store_bytes(skb, csum_off, &new16, 2, 0) ? -1 : 0;
+}
+
 /* Hand a response, its payload checked and copied to @buf, to the
  * module. Returns the counter to bump.
  */
 static __always_inline __u32 hpcc_deliver(struct __sk_buff *skb,
 					  const struct hpcc_pkt *p,
-					  struct hpcc_probe_v2 *buf, bool v2)
+					  struct hpcc_probe_v2 *buf, __u32 len)
 {
 	struct bpf_sock_tuple t = {};
 	struct bpf_sock *sk;
@@ -406,9 +506,11 @@ static __always_inline __u32 hpcc_deliver(struct __sk_buff *skb,
 	} else if (!hpcc_have_module()) {
 		cnt = HPCC_CNT_NO_MODULE;
 	} else {
-		/* The length of its version, a constant on each branch. */
-		if (v2)
+		/* Its length, a constant on each branch. */
+		if (len == HPCC_PROBE_V2_LEN)
 			ret = bpf_hpcc_report(tp, buf, HPCC_PROBE_V2_LEN);
+		else if (len == HPCC_WINDOW_LEN)
+			ret = bpf_hpcc_report(tp, buf, HPCC_WINDOW_LEN);
 		else
 			ret = bpf_hpcc_report(tp, buf, HPCC_PROBE_LEN);
 		cnt = hpcc_report_counter(ret);
@@ -425,9 +527,9 @@ int hpcc_host(struct __sk_buff *skb)
 	struct hpcc_pkt p = {};
 	struct hpcc_probe_v2 *buf;
 	struct hpcc_hdr h;
-	__u32 zero = 0, reason = 0;
-	bool v2;
+	__u32 zero = 0, reason = 0, len;
 	enum hpcc_link link;
+	int err;
 	enum hpcc_class cls;
 
 	/* Fast path: anything but a TCP segment without flags. */
@@ -457,20 +559,30 @@ int hpcc_host(struct __sk_buff *skb)
 	/* A well-formed probe or response: its checksum decides whether we
 	 * act on it, checked on the very bytes the module would get.
 	 */
-	v2 = h.version == HPCC_WIRE_V2;
+	len = hpcc_pay_len(&h);
 	buf = bpf_map_lookup_elem(&hpcc_report_buf, &zero);
-	if (!buf ||
-	    bpf_skb_load_bytes(skb, p.pay_off, buf,
-			       v2 ? HPCC_PROBE_V2_LEN : HPCC_PROBE_LEN)) {
+	if (!buf) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;
 	}
-	if (!hpcc_tcp_csum_ok(skb, &p, buf, v2)) {
+	/* Constant lengths, one per branch (6.1's verifier). */
+	if (len == HPCC_PROBE_V2_LEN)
+		err = bpf_skb_load_bytes(skb, p.pay_off, buf,
+					 HPCC_PROBE_V2_LEN);
+	else if (len == HPCC_WINDOW_LEN)
+		err = bpf_skb_load_bytes(skb, p.pay_off, buf, HPCC_WINDOW_LEN);
+	else
+		err = bpf_skb_load_bytes(skb, p.pay_off, buf, HPCC_PROBE_LEN);
+	if (err) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
+		return TC_ACT_SHOT;
+	}
+	if (!hpcc_tcp_csum_ok(skb, &p, buf, len)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_BAD_CSUM);
 		return TC_ACT_SHOT;
 	}
 	if (cls == HPCC_PKT_RESPONSE) {
-		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p, buf, v2));
+		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p, buf, len));
 		return TC_ACT_SHOT;
 	}
 	/* A probe: only for a connection of ours, only within its peer's
@@ -489,6 +601,26 @@ int hpcc_host(struct __sk_buff *skb)
 	if (reason) {
 		hpcc_count(&hpcc_counters, reason);
 		return TC_ACT_SHOT;
+	}
+	/* Rx-HPCC: a window instead of the records, where this host runs
+	 * it and the probe asks for one; else (and on any refusal, counted
+	 * by the module) the records as always.
+	 */
+	if (cfg && (cfg->flags & HPCC_CFG_F_RX_WINDOW) &&
+	    (h.flags & HPCC_F_WANT_WINDOW) && len == HPCC_PROBE_V2_LEN) {
+		if (!hpcc_have_module()) {
+			hpcc_count(&hpcc_counters, HPCC_CNT_NO_MODULE);
+		} else if (!hpcc_rx_window_for(skb, &p, buf)) {
+			if (hpcc_reflect_window(skb, &p, dscp.resp, buf)) {
+				hpcc_count(&hpcc_counters,
+					   HPCC_CNT_WRITE_FAIL);
+				return TC_ACT_SHOT;
+			}
+			hpcc_count(&hpcc_counters, HPCC_CNT_RX_WINDOW_SENT);
+			return bpf_redirect(skb->ifindex, 0);
+		} else {
+			hpcc_count(&hpcc_counters, HPCC_CNT_RX_WINDOW_REFUSED);
+		}
 	}
 	if (hpcc_reflect(skb, &p, &h, dscp.resp, buf)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);

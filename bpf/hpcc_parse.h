@@ -331,7 +331,8 @@ static __always_inline __u32 hpcc_check_counter(int err,
 /* Classify a packet hpcc_parse() accepted. @h receives the HPCC header
  * when the payload is there; on HPCC_PKT_MALFORMED, @reason gets the
  * counter index. The payload must be exactly the length of its version
- * (HPCC_PROBE_LEN, HPCC_PROBE_V2_LEN) and really present in the frame;
+ * (HPCC_PROBE_LEN, HPCC_PROBE_V2_LEN, HPCC_WINDOW_LEN for a version 2
+ * window response) and really present in the frame;
  * @h gets the first 16 bytes, the same in both versions.
  */
 static __always_inline enum hpcc_class
@@ -350,7 +351,8 @@ hpcc_classify(struct __sk_buff *skb, const struct hpcc_pkt *p,
 	/* A frame shorter than its IP header claims is truncated too. */
 	if (p->pay_off + len > skb->len)
 		len = 0;
-	if ((len == HPCC_PROBE_LEN || len == HPCC_PROBE_V2_LEN) &&
+	if ((len == HPCC_PROBE_LEN || len == HPCC_PROBE_V2_LEN ||
+	     len == HPCC_WINDOW_LEN) &&
 	    bpf_skb_load_bytes(skb, p->pay_off, h, sizeof(*h)))
 		len = 0;
 	err = hpcc_wire_check(h, len);
@@ -457,27 +459,33 @@ static __always_inline __u32 hpcc_csum_fold(__u64 sum)
 	return (sum & 0xffff) + (sum >> 16);
 }
 
-/* Is the TCP checksum of candidate @p right? @pay holds its payload, the
- * HPCC_PROBE_LEN bytes at p->pay_off (@v2: HPCC_PROBE_V2_LEN), loaded by
- * the caller (so that what
- * is checked is what is used). The sum covers the pseudo-header, the TCP
- * header with its options and the payload, all in the packet as it is:
- * a segment corrupted on the way, or forged without filling the field
- * in, fails. Only HPCC candidates that passed hpcc_classify() get here,
- * so ordinary traffic never pays for it.
+/* The payload length of a checked candidate with header @h: its
+ * version's, or a window response's.
  */
-static __always_inline bool hpcc_tcp_csum_ok(struct __sk_buff *skb,
-					     const struct hpcc_pkt *p,
-					     const void *pay, bool v2)
+static __always_inline __u32 hpcc_pay_len(const struct hpcc_hdr *h)
 {
-	__u32 paylen = v2 ? HPCC_PROBE_V2_LEN : HPCC_PROBE_LEN;
+	if (h->version != HPCC_WIRE_V2)
+		return HPCC_PROBE_LEN;
+	return (h->flags & HPCC_F_WINDOW) ? HPCC_WINDOW_LEN : HPCC_PROBE_V2_LEN;
+}
+
+/* The one's complement sum of TCP segment @p with @paylen bytes of
+ * payload @pay (one of the three lengths hpcc_pay_len() gives): the
+ * pseudo-header, the TCP header with its options and checksum field as
+ * they are in the packet, then @pay. Negative if the packet could not
+ * be read.
+ */
+static __always_inline __s64 hpcc_tcp_sum(struct __sk_buff *skb,
+					  const struct hpcc_pkt *p,
+					  const void *pay, __u32 paylen)
+{
 	__be32 ph[10];		/* addresses, length, protocol */
 	__u8 th[60];		/* the longest TCP header */
 	__u32 thl = p->pay_off - p->l4_off, seglen;
 	__s64 sum;
 
 	if (thl < sizeof(struct hpcc_tcph) || thl > sizeof(th))
-		return false;
+		return -1;
 	seglen = thl + paylen;
 	/* Pseudo-header: the length and protocol words sum the same for
 	 * IPv4 (0, proto, len16) and IPv6 (len32, 0, 0, 0, proto).
@@ -486,7 +494,7 @@ static __always_inline bool hpcc_tcp_csum_ok(struct __sk_buff *skb,
 		if (bpf_skb_load_bytes(skb, p->l3_off +
 				       offsetof(struct hpcc_ip6h, saddr),
 				       ph, 32))
-			return false;
+			return -1;
 		ph[8] = bpf_htonl(seglen);
 		ph[9] = bpf_htonl(HPCC_IPPROTO_TCP);
 		sum = bpf_csum_diff(NULL, 0, ph, 40, 0);
@@ -494,26 +502,46 @@ static __always_inline bool hpcc_tcp_csum_ok(struct __sk_buff *skb,
 		if (bpf_skb_load_bytes(skb, p->l3_off +
 				       offsetof(struct hpcc_iph, saddr),
 				       ph, 8))
-			return false;
+			return -1;
 		ph[2] = bpf_htonl(seglen);
 		ph[3] = bpf_htonl(HPCC_IPPROTO_TCP);
 		sum = bpf_csum_diff(NULL, 0, ph, 16, 0);
 	}
 	/* A constant-size load: 6.1's verifier refuses a variable length it
-	 * cannot prove non-zero. The payload follows, so 60 bytes are there.
+	 * cannot prove non-zero. The payload follows, so 60 bytes are there
+	 * (a window response's 56 with the 20-byte header too).
 	 */
 	if (sum < 0 || bpf_skb_load_bytes(skb, p->l4_off, th, sizeof(th)))
-		return false;
+		return -1;
 	sum = bpf_csum_diff(NULL, 0, (__be32 *)th, thl, (__u32)sum);
 	if (sum < 0)
-		return false;
-	/* Constant sizes again, one per version. */
-	if (v2)
+		return -1;
+	/* Constant sizes again, one per length. */
+	if (paylen == HPCC_PROBE_V2_LEN)
 		sum = bpf_csum_diff(NULL, 0, (__be32 *)pay, HPCC_PROBE_V2_LEN,
+				    (__u32)sum);
+	else if (paylen == HPCC_WINDOW_LEN)
+		sum = bpf_csum_diff(NULL, 0, (__be32 *)pay, HPCC_WINDOW_LEN,
 				    (__u32)sum);
 	else
 		sum = bpf_csum_diff(NULL, 0, (__be32 *)pay, HPCC_PROBE_LEN,
 				    (__u32)sum);
+	return sum;
+}
+
+/* Is the TCP checksum of candidate @p right? @pay holds its payload, the
+ * @paylen bytes at p->pay_off (hpcc_pay_len()), loaded by the caller (so
+ * that what is checked is what is used). A segment corrupted on the way,
+ * or forged without filling the field in, fails. Only HPCC candidates
+ * that passed hpcc_classify() get here, so ordinary traffic never pays
+ * for it.
+ */
+static __always_inline bool hpcc_tcp_csum_ok(struct __sk_buff *skb,
+					     const struct hpcc_pkt *p,
+					     const void *pay, __u32 paylen)
+{
+	__s64 sum = hpcc_tcp_sum(skb, p, pay, paylen);
+
 	return sum >= 0 && hpcc_csum_fold(sum) == 0xffff;
 }
 

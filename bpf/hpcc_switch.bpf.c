@@ -828,6 +828,13 @@ static __always_inline int hpcc_edge_strip(struct __sk_buff *skb,
 					   const struct hpcc_pkt *p,
 					   const struct hpcc_hdr *h)
 {
+	/* A receiver's window (Rx-HPCC) is the inside path's U and B: it
+	 * has no records to strip, so it does not cross.
+	 */
+	if (hpcc_wire_is_window(h)) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_EDGE_WINDOW_DROPPED);
+		return TC_ACT_SHOT;
+	}
 	if (hpcc_strip(skb, p, h)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;

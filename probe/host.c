@@ -20,7 +20,7 @@
 const char *host_usage =
 	"Usage: " PROG " [-n NETNS] host attach DEV [--probe-dscp N] [--response-dscp N]\n"
 	"                  [--reflect-rate N] [--reflect-burst N]\n"
-	"                  [--peer-rate N] [--peer-burst N]\n"
+	"                  [--peer-rate N] [--peer-burst N] [--rx-window]\n"
 	"       " PROG " [-n NETNS] host detach DEV\n"
 	"\n"
 	"Attach hpcc_host (probe reflector, response delivery to tcp_hpcc)\n"
@@ -33,7 +33,10 @@ const char *host_usage =
 	"  --reflect-burst N  probes at once beyond the rate (default 1000)\n"
 	"  --peer-rate N      probes/s from one source address (default 25000;\n"
 	"                     0: no per-peer limit)\n"
-	"  --peer-burst N     probes at once from one source (default 250)\n";
+	"  --peer-burst N     probes at once from one source (default 250)\n"
+	"  --rx-window        receiver-based HPCC: answer a probe that asks for\n"
+	"                     a window with the window tcp_hpcc computes from its\n"
+	"                     records (needs the module loaded here)\n";
 
 /* What `host attach` was told; DSCPs -1 when not given. */
 struct host_opts {
@@ -41,6 +44,7 @@ struct host_opts {
 	int probe, resp;
 	__u32 rate, burst;
 	__u32 peer_rate, peer_burst;
+	bool rx_window;
 };
 
 /* --reflect-rate / --reflect-burst @s: 0..2^32-1 (@min: its least). */
@@ -64,6 +68,7 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 		{ "reflect-burst", required_argument, NULL, 'B' },
 		{ "peer-rate", required_argument, NULL, 'P' },
 		{ "peer-burst", required_argument, NULL, 'b' },
+		{ "rx-window", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -98,6 +103,9 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 			o->peer_burst = host_parse_count("--peer-burst",
 							 optarg, 1);
 			break;
+		case 'w':
+			o->rx_window = true;
+			break;
 		case 'h':
 			fputs(host_usage, stdout);
 			return 1;
@@ -118,6 +126,8 @@ static void host_check_module(struct host_opts *o, struct modinfo *m)
 	if (m->loaded && !m->btf)
 		die("tcp_hpcc is loaded without BTF (%s missing): its kfunc is not registered and no response could be delivered; rebuild the module with BTF",
 		    "/sys/kernel/btf/tcp_hpcc");
+	if (o->rx_window && !m->loaded)
+		warnmsg("--rx-window: tcp_hpcc is not loaded: probes asking for a window get their records until it is");
 	dscp_defaults(&o->probe, &o->resp, "host attach");
 	check_dscps(o->probe, o->resp, "host attach ");
 }
@@ -144,7 +154,8 @@ static struct hpcc_host *host_load(const struct host_opts *o, bool raw_ip)
 		.probe_dscp = o->probe,
 		.resp_dscp = o->resp,
 		.flags = HPCC_CFG_F_DSCP | HPCC_CFG_F_REFLECT |
-			 HPCC_CFG_F_PEER | (raw_ip ? HPCC_CFG_F_RAW_IP : 0),
+			 HPCC_CFG_F_PEER | (raw_ip ? HPCC_CFG_F_RAW_IP : 0) |
+			 (o->rx_window ? HPCC_CFG_F_RX_WINDOW : 0),
 		.reflect_rate = o->rate,
 		.reflect_burst = o->burst,
 		.peer_rate = o->peer_rate,

@@ -44,6 +44,7 @@ struct st_host {
 	bool has_peer;		/* nor, before it, the per-peer limit */
 	__u32 peer_rate, peer_burst;
 	bool raw_ip;
+	bool rx_window;		/* Rx-HPCC windows (--rx-window) */
 	enum st_state ingress;
 };
 

@@ -106,6 +106,7 @@ static void print_host(const struct st_inst *in)
 	else
 		printf(",\"peer_rate\":null,\"peer_burst\":null");
 	jbool("raw_ip", h->raw_ip);
+	jbool("rx_window", h->rx_window);
 	printf(",\"tc_ingress\":\"%s\"", st_state_name(h->ingress));
 	print_counters(&in->cnt);
 	putchar('}');

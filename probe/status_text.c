@@ -72,9 +72,10 @@ static void print_host(const struct st_inst *in, const char *label)
 		strcat(lim, plim);
 		strcat(lim, ", ");
 	}
-	printf("host %s [%s]: prog id %u, probe_dscp %d, response_dscp %d, %s%stc ingress %s\n",
+	printf("host %s [%s]: prog id %u, probe_dscp %d, response_dscp %d, %s%s%stc ingress %s\n",
 	       h->dev, label, h->prog_id, h->probe_dscp, h->resp_dscp, lim,
-	       h->raw_ip ? "raw IP, " : "", host_state(h->ingress));
+	       h->raw_ip ? "raw IP, " : "",
+	       h->rx_window ? "rx window, " : "", host_state(h->ingress));
 	print_counters(&in->cnt);
 }
 
