@@ -279,8 +279,6 @@ enum hpcc_counter {
 	HPCC_CNT_RX_WINDOW_REFUSED,	/* the module gave none (its counters
 					 * say why): records reflected
 					 */
-	/* switch: a window response at an edge port. Appended. */
-	HPCC_CNT_EDGE_WINDOW_DROPPED,
 	HPCC_CNT_MAX
 };
 
@@ -332,7 +330,6 @@ static inline const char *hpcc_counter_name(unsigned int c)
 	case HPCC_CNT_REFLECT_NO_KEY:	return "reflect_no_key";
 	case HPCC_CNT_RX_WINDOW_SENT:	return "rx_window_sent";
 	case HPCC_CNT_RX_WINDOW_REFUSED: return "rx_window_refused";
-	case HPCC_CNT_EDGE_WINDOW_DROPPED: return "edge_window_dropped";
 	}
 	return "?";
 }

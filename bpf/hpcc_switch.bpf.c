@@ -814,6 +814,12 @@ static __always_inline int hpcc_strip(struct __sk_buff *skb,
 	old = bpf_map_lookup_elem(&hpcc_strip_buf, &zero);
 	if (!old)
 		return -1;
+	/* A receiver's window (Rx-HPCC) is the inside path's W, U and B:
+	 * it goes as records do (zero: no capacity, the sender ignores it).
+	 */
+	if (hpcc_wire_is_window(h))
+		return hpcc_strip_len(skb, p, old, sizeof(struct hpcc_hdr_v2),
+				      HPCC_WINDOW_LEN);
 	if (h->version == HPCC_WIRE_V2)
 		return hpcc_strip_len(skb, p, old, sizeof(struct hpcc_hdr_v2),
 				      HPCC_PROBE_V2_LEN);
@@ -828,13 +834,6 @@ static __always_inline int hpcc_edge_strip(struct __sk_buff *skb,
 					   const struct hpcc_pkt *p,
 					   const struct hpcc_hdr *h)
 {
-	/* A receiver's window (Rx-HPCC) is the inside path's U and B: it
-	 * has no records to strip, so it does not cross.
-	 */
-	if (hpcc_wire_is_window(h)) {
-		hpcc_count(&hpcc_counters, HPCC_CNT_EDGE_WINDOW_DROPPED);
-		return TC_ACT_SHOT;
-	}
 	if (hpcc_strip(skb, p, h)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;

@@ -173,7 +173,7 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	uint16_t sp, proto, dscp;
 	const uint8_t *h;
 	struct parsed *p = &e->p;
-	bool eth, ip, resp;
+	bool eth, ip, resp, window;
 	uint8_t v;
 
 	memset(e, 0, sizeof(*e));
@@ -256,18 +256,24 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	 * version, then the length of that version (a version 2 header at
 	 * version 1's length is truncated, not bad_version).
 	 */
-	if ((paylen != HPCC_PROBE_LEN && paylen != HPCC_PROBE_V2_LEN) ||
-	    p->pay + paylen > len)
+	/* A window response (Rx-HPCC) is version 2 with HPCC_F_WINDOW, its
+	 * own length, no records, and answers a probe that asked.
+	 */
+	window = h[0] == HPCC_WIRE_V2 && (h[1] & HPCC_F_WINDOW);
+	if ((paylen != HPCC_PROBE_LEN && paylen != HPCC_PROBE_V2_LEN &&
+	     paylen != HPCC_WINDOW_LEN) || p->pay + paylen > len)
 		e->host_cnt = HPCC_CNT_TRUNCATED;
 	else if (!hpcc_wire_len(h[0]))
 		e->host_cnt = HPCC_CNT_BAD_VERSION;
-	else if (paylen != hpcc_wire_len(h[0]))
+	else if (paylen != (window ? HPCC_WINDOW_LEN : hpcc_wire_len(h[0])))
 		e->host_cnt = HPCC_CNT_TRUNCATED;
 	else if (h[3] != HPCC_MAX_HOPS)
 		e->host_cnt = HPCC_CNT_BAD_ROOM;
-	else if (h[2] > h[3])
+	else if (h[2] > h[3] || (window && h[2]))
 		e->host_cnt = HPCC_CNT_BAD_NHOPS;
 	else if (h[1] & ~(h[0] == HPCC_WIRE_V2 ? HPCC_F2_KNOWN : HPCC_F_KNOWN))
+		e->host_cnt = HPCC_CNT_BAD_FLAGS;
+	else if (window && (~h[1] & (HPCC_F_RESPONSE | HPCC_F_WANT_WINDOW)))
 		e->host_cnt = HPCC_CNT_BAD_FLAGS;
 	else if (dscp != ((h[1] & HPCC_F_RESPONSE) ? c->rd : c->pd))
 		e->host_cnt = HPCC_CNT_BAD_DSCP;
@@ -279,7 +285,7 @@ static void model(const uint8_t *b, uint32_t len, const struct fcfg *c,
 	/* Well-formed. The switch acts on it as it is; an edge port, and
 	 * an edge port's ingress, whatever its sum.
 	 */
-	p->seglen = p->thl + hpcc_wire_len(h[0]);
+	p->seglen = p->thl + paylen;
 	resp = h[1] & HPCC_F_RESPONSE;
 	e->ein = resp ? ACT_STRIP : ACT_DROP;
 	e->ein_cnt = resp ? HPCC_CNT_EDGE_STRIPPED :
@@ -413,8 +419,9 @@ static void expect_strip(const uint8_t *in, uint32_t len,
 	memcpy(out, in, len);
 	out[p->pay + 1] &= ~HPCC_F_OVERFLOW;
 	out[p->pay + 2] = 0;
+	/* a window response's record and tag go as records do */
 	memset(out + p->pay + hop_off(in[p->pay], 0), 0,
-	       hpcc_wire_len(in[p->pay]) - hop_off(in[p->pay], 0));
+	       p->seglen - p->thl - hop_off(in[p->pay], 0));
 }
 
 /* Equal except in [a, a+an) and [b, b+bn)? */
@@ -508,6 +515,16 @@ static void gen_valid(struct pkt *k, bool raw)
 			rnd_bytes(&pr2.hop[i], sizeof(pr2.hop[i]));
 		o.payload = &pr2;
 		o.paylen = HPCC_PROBE_V2_LEN;
+		/* Rx-HPCC: a probe asking for a window, or the window */
+		if (one_in(4))
+			pr2.hdr.flags |= HPCC_F_WANT_WINDOW;
+		if ((pr2.hdr.flags & HPCC_F_RESPONSE) && one_in(3)) {
+			pr2.hdr.flags |= HPCC_F_WANT_WINDOW | HPCC_F_WINDOW;
+			pr2.hdr.nhops = 0;
+			rnd_bytes(&pr2.hop[0], HPCC_WINDOW_LEN -
+				  sizeof(pr2.hdr));
+			o.paylen = HPCC_WINDOW_LEN;
+		}
 	}
 	pkt_build(k, &o);
 	if (raw)

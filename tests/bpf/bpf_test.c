@@ -1278,11 +1278,66 @@ static void test_switch_mac(void)
 	mac_key_set(kfd, 0, NULL);
 
 	/* v2 with a flag not implemented yet: passed, bad_flags. */
-	v2_init(&pr, HPCC_F_WANT_WINDOW, 0);
+	v2_init(&pr, HPCC_F_STRIPPED, 0);
 	v2_frame(&in, false, &pr, HPCC_DSCP_PROBE_DEFAULT);
 	expect_untouched(sw_prog, sw_cnt, &in, TC_ACT_OK, HPCC_CNT_BAD_FLAGS,
-			 "switch, v2 with WANT_WINDOW (not implemented): "
+			 "switch, v2 with STRIPPED (not implemented): "
 			 "untouched, bad_flags");
+
+	/* Rx-HPCC: a probe that asks is stamped as any; a window response
+	 * passes; an edge port does not let a window out.
+	 */
+	v2_init(&pr, HPCC_F_WANT_WINDOW, 0);
+	v2_frame(&in, false, &pr, HPCC_DSCP_PROBE_DEFAULT);
+	counters_read(sw_cnt, before);
+	run_prog(sw_prog, &in, &r);
+	o = payload_v2(&r.out);
+	ok = CHECK(o->hdr.nhops == 1 && o->hdr.flags == HPCC_F_WANT_WINDOW,
+		   "nhops %u flags %#x", o->hdr.nhops, o->hdr.flags);
+	ok &= csums_ok(&r.out);
+	ok &= counters_moved(sw_cnt, before,
+			     (int[]){ HPCC_CNT_SWITCH_STAMPED, -1 });
+	tap(ok, "switch, v2 probe asking for a window: stamped, flag kept");
+	{
+		struct hpcc_window_resp wr = {
+			.hdr = { .version = HPCC_WIRE_V2,
+				 .flags = HPCC_F_RESPONSE | HPCC_F_WINDOW |
+					  HPCC_F_WANT_WINDOW,
+				 .room = HPCC_MAX_HOPS, .nonce = 7 },
+		};
+		struct pkt_opts po = {
+			.dscp = HPCC_DSCP_RESPONSE_DEFAULT, .payload = &wr,
+			.paylen = HPCC_WINDOW_LEN,
+		};
+		struct hpcc_port_cfg ec = { .switch_id = 9, .rate_mbps = 1000,
+					    .flags = HPCC_PORT_F_EDGE };
+		const struct hpcc_window_resp *w;
+		uint32_t lo = LO_IFINDEX;
+
+		pkt_build(&in, &po);
+		expect_untouched(sw_prog, sw_cnt, &in, TC_ACT_OK,
+				 HPCC_CNT_SWITCH_RESPONSE,
+				 "switch: a window response passes untouched");
+		bpf_map_update_elem(bpf_map__fd(sw->maps.hpcc_port_cfg), &lo,
+				    &ec, BPF_ANY);
+		wr.win.w_bytes = htobe64(125000);
+		wr.win.b_mbps = htonl(10000);
+		wr.tag = 0x1122334455667788ULL;
+		pkt_build(&in, &po);
+		counters_read(sw_cnt, before);
+		run_prog(sw_prog, &in, &r);
+		w = (const void *)payload_v2(&r.out);
+		ok = CHECK(r.retval == TC_ACT_OK && r.out.len == in.len,
+			   "ret %d", r.retval);
+		ok &= CHECK(w->hdr.flags == wr.hdr.flags && !w->win.w_bytes &&
+			    !w->win.b_mbps && !w->tag, "window kept");
+		ok &= csums_ok(&r.out);
+		ok &= counters_moved(sw_cnt, before,
+				     (int[]){ HPCC_CNT_EDGE_STRIPPED, -1 });
+		tap(ok, "switch, edge port: a window response leaves the "
+		    "domain zeroed (no W, U, B: the sender ignores it)");
+		port_cfg_set(LO_IFINDEX, 3, 10000, -1);
+	}
 
 	/* An anonymised port: ratios only, HPCC_F_ANON; v1 gets nothing. */
 	{
@@ -2288,6 +2343,193 @@ static void test_host_mac_seal(void)
 	close(lfd);
 }
 
+/* Rx-HPCC at the receiver: a probe that asks for a window, on a host
+ * attached with --rx-window, is answered by the module's window: a
+ * 56-byte payload, the frame trimmed, the IP length and both checksums
+ * right, and the sender's side takes it as a response. Without the
+ * module, without the mode, or when the module refuses (a bad chain),
+ * the records go back as always, counted.
+ */
+static void rx_cfg(bool on)
+{
+	struct hpcc_host_cfg c = {};
+	uint32_t zero = 0;
+
+	if (on)
+		c.flags = HPCC_CFG_F_RX_WINDOW;
+	bpf_map_update_elem(bpf_map__fd(host->maps.hpcc_host_cfg), &zero, &c,
+			    BPF_ANY);
+}
+
+/* Set (@hex) or delete (NULL) the module's key 1; false if impossible. */
+static bool module_key1(const char *hex)
+{
+	FILE *f = fopen("/sys/module/tcp_hpcc/parameters/mac_key", "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fprintf(f, hex ? "1 %s\n" : "1\n", hex) > 0;
+	return fclose(f) == 0 && ok;
+}
+
+static void test_host_rx_window(void)
+{
+	uint8_t want = HPCC_F_WANT_WINDOW;
+	uint64_t before[HPCC_CNT_MAX], before2[HPCC_CNT_MAX];
+	const struct hpcc_window_resp *w;
+	uint16_t cport, sport;
+	struct hpcc_probe_v2 pr;
+	struct hpcc_sipkey k;
+	struct pkt in, resp;
+	struct run r;
+	uint32_t l3len;
+	int lfd, afd, cfd;
+	bool ok;
+
+	cfd = tcp_pair_from((const uint8_t[]){ 127, 0, 0, 1 }, &cport, &sport,
+			    &lfd, &afd);
+	if (cfd < 0) {
+		tap(false, "host: loopback pair for the Rx-HPCC tests");
+		return;
+	}
+	hpcc_sipkey_of(&k, mac_key1);
+
+	/* The mode off: a probe that asks gets its records. */
+	rx_cfg(false);
+	mac_probe_at(&in, &pr, &k, 2, cport, sport, want);
+	tb_reset();
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &in, &r);
+	ok = CHECK(r.retval == TC_ACT_REDIRECT && r.out.len == in.len,
+		   "ret %d len %u", r.retval, r.out.len);
+	ok &= CHECK(payload_v2(&r.out)->hdr.flags == (want | HPCC_F_RESPONSE),
+		    "flags %#x", payload_v2(&r.out)->hdr.flags);
+	ok &= counters_moved(host_cnt, before,
+			     (int[]){ HPCC_CNT_PROBE_REFLECTED, -1 });
+	tap(ok, "host, Rx-HPCC off: a probe asking for a window gets its "
+	    "records (WANT_WINDOW kept)");
+
+	rx_cfg(true);
+	if (!have_module) {
+		tb_reset();
+		counters_read(host_cnt, before);
+		run_prog(host_prog, &in, &r);
+		ok = CHECK(r.retval == TC_ACT_REDIRECT && r.out.len == in.len,
+			   "ret %d len %u", r.retval, r.out.len);
+		ok &= counters_moved(host_cnt, before,
+				     (int[]){ HPCC_CNT_PROBE_REFLECTED,
+					      HPCC_CNT_NO_MODULE, -1 });
+		tap(ok, "host, Rx-HPCC on without tcp_hpcc: records reflected, "
+		    "no_module counted");
+		skip_case("host: Rx-HPCC windows", "tcp_hpcc not loaded");
+		goto out;
+	}
+
+	/* The mode on: a window, 10 Gbit/s, T = 20 us: 4 B T = 100000 */
+	tb_reset();
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &in, &r);
+	w = (const void *)payload_v2(&r.out);
+	l3len = r.out.len - r.out.l3;
+	ok = CHECK(!r.err && r.retval == TC_ACT_REDIRECT, "ret %d", r.retval);
+	ok &= CHECK(r.out.len == in.pay + HPCC_WINDOW_LEN, "length %u",
+		    r.out.len);
+	ok &= CHECK(get16(r.out.b + r.out.l3 + 2) == l3len, "IP length %u",
+		    get16(r.out.b + r.out.l3 + 2));
+	ok &= csums_ok(&r.out);
+	ok &= CHECK(w->hdr.flags == (want | HPCC_F_RESPONSE | HPCC_F_WINDOW) &&
+		    !w->hdr.nhops && w->hdr.nonce == pr.hdr.nonce,
+		    "flags %#x nhops %u", w->hdr.flags, w->hdr.nhops);
+	ok &= CHECK(ntohl(w->win.b_mbps) == 10000 &&
+		    be64toh(w->win.w_bytes) >= 1000 &&
+		    be64toh(w->win.w_bytes) <= 100000 && !w->tag,
+		    "B %u W %llu", ntohl(w->win.b_mbps),
+		    (unsigned long long)be64toh(w->win.w_bytes));
+	ok &= CHECK(dscp_of(&r.out) == HPCC_DSCP_RESPONSE_DEFAULT, "dscp");
+	ok &= counters_moved(host_cnt, before,
+			     (int[]){ HPCC_CNT_RX_WINDOW_SENT, -1 });
+	tap(ok, "host, Rx-HPCC: a 56-byte window answers (W %llu, B %u "
+	    "Mbit/s), frame trimmed, IP length and checksums right",
+	    (unsigned long long)be64toh(w->win.w_bytes),
+	    ntohl(w->win.b_mbps));
+
+	/* The sender's side takes a window response as a response. */
+	resp = r.out;
+	memcpy(resp.b, r.out.b + 6, 6);
+	memcpy(resp.b + 6, r.out.b, 6);
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &resp, &r);
+	ok = CHECK(r.retval == TC_ACT_SHOT, "ret %d", r.retval);
+	/* the loopback pair is not on hpcc, or (default hpcc) its nonce is
+	 * not this one: either way the kfunc had it
+	 */
+	counters_read(host_cnt, before2);
+	ok &= CHECK(before2[HPCC_CNT_NOT_HPCC] - before[HPCC_CNT_NOT_HPCC] +
+		    before2[HPCC_CNT_BAD_NONCE] - before[HPCC_CNT_BAD_NONCE] ==
+		    1 && before2[HPCC_CNT_TRUNCATED] == before[HPCC_CNT_TRUNCATED]
+		    && before2[HPCC_CNT_BAD_CSUM] == before[HPCC_CNT_BAD_CSUM],
+		    "not handed to the kfunc");
+	tap(ok, "host: a window response is handed to the module's kfunc as "
+	    "a response (its length and checksum accepted)");
+
+	/* With the MAC: the chain verified first, the window tagged. */
+	if (!module_key1("deadbeef0102030405060708090a0b0c")) {
+		skip_case("host: Rx-HPCC with MAC", "no mac_key parameter");
+		goto out;
+	}
+	mac_probe_at(&in, &pr, &k, 3, cport, sport, want | HPCC_F_MAC);
+	tb_reset();
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &in, &r);
+	w = (const void *)payload_v2(&r.out);
+	ok = CHECK(r.retval == TC_ACT_REDIRECT &&
+		   r.out.len == in.pay + HPCC_WINDOW_LEN, "ret %d len %u",
+		   r.retval, r.out.len);
+	ok &= CHECK(hpcc_mac_window_verify(w, &k) == 0, "tag");
+	ok &= csums_ok(&r.out);
+	ok &= counters_moved(host_cnt, before,
+			     (int[]){ HPCC_CNT_RX_WINDOW_SENT, -1 });
+	tap(ok, "host, Rx-HPCC with MAC: the window's tag verifies under "
+	    "the domain key");
+	/* hop 1's qlen changed after the routers tagged it */
+	mac_probe_at(&in, &pr, &k, 3, cport, sport, want | HPCC_F_MAC);
+	pr.hop[1].rec.qlen ^= htonl(1 << 20);
+	{
+		struct pkt_opts o = {
+			.dscp = HPCC_DSCP_PROBE_DEFAULT, .payload = &pr,
+			.paylen = HPCC_PROBE_V2_LEN,
+			.saddr = (const uint8_t[]){ 127, 0, 0, 1 },
+			.daddr = (const uint8_t[]){ 127, 0, 0, 1 },
+			.sport = cport, .dport = sport,
+		};
+
+		pkt_build(&in, &o);
+	}
+	mac_key_set(bpf_map__fd(host->maps.hpcc_mac_keys), 1, mac_key1);
+	tb_reset();
+	counters_read(host_cnt, before);
+	run_prog(host_prog, &in, &r);
+	ok = CHECK(r.retval == TC_ACT_REDIRECT && r.out.len == in.len,
+		   "ret %d len %u", r.retval, r.out.len);
+	ok &= CHECK(!(payload_v2(&r.out)->hdr.flags & HPCC_F_WINDOW),
+		    "a window");
+	ok &= counters_moved(host_cnt, before,
+			     (int[]){ HPCC_CNT_PROBE_REFLECTED,
+				      HPCC_CNT_RX_WINDOW_REFUSED,
+				      HPCC_CNT_REFLECT_SEALED, -1 });
+	tap(ok, "host, Rx-HPCC: no window from a chain that does not verify: "
+	    "records reflected (rx_window_refused)");
+	mac_key_set(bpf_map__fd(host->maps.hpcc_mac_keys), 1, NULL);
+	module_key1(NULL);
+out:
+	rx_cfg(false);
+	tb_reset();
+	close(afd);
+	close(cfd);
+	close(lfd);
+}
+
 /* Flip @mask in byte @off of a built frame, checksums left as they were. */
 static void corrupt(struct pkt *k, uint32_t off, uint8_t mask)
 {
@@ -2489,6 +2731,7 @@ static void host_tests(void)
 	test_host_reflect_rate();
 	test_host_reflect_peer();
 	test_host_mac_seal();
+	test_host_rx_window();
 	test_host_csum();
 	test_host_vlan();
 	test_malformed(host_prog, host_cnt, "host", TC_ACT_SHOT);
