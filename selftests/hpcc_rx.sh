@@ -40,9 +40,12 @@ for kv in wire_version=2 rx_window=1 mac_key_id=0 mac_required=0; do
 done
 $P key del 0 >/dev/null 2>&1
 topo_up || { echo "# topology setup failed"; exit 1; }
+attach() {
+	r1_stamp && r2_stamp && $P -n $H1 host attach h1r1 >/dev/null &&
+		$P -n $H2 host attach h2r2 --rx-window >/dev/null
+}
 check "hpcc-probe attaches the routers, the sender, and the receiver with --rx-window" \
-	sh -c "r1_stamp && r2_stamp && $P -n $H1 host attach h1r1 >/dev/null &&
-	       $P -n $H2 host attach h2r2 --rx-window >/dev/null"
+	attach
 check "hpcc-probe status shows the receiver's mode" \
 	sh -c "$P -n $H2 status | grep -q 'rx window'"
 dd if=/dev/urandom of=$tmp/src bs=1M count=$((16 / WORK_DIV)) status=none
