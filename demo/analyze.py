@@ -88,6 +88,9 @@ BOTTLENECKS = {'websearch': 2, 'jwebsearch': 2, 'parking': 2}
 # version 1 (Documentation/tcp_hpcc.rst), 8 more per hop record in
 # version 2 (24-byte header, 40-byte records).
 PROBE_WIRE = {1: 326, 2: 326 + 8 + 8 * 8}
+# A receiver's window (Rx-HPCC) in place of the records: 56 bytes of
+# payload, the same 54 of headers.
+WINDOW_WIRE = 56 + 54
 BIN_S = 1.0            # Jain's index: bins of 1 s over each run's second half
 # The sensitivity sweep: the long scenario for hpcc once per module parameter
 # setting, labelled hpcc.NAME=VALUE (hpcc.default: the parameters at load).
@@ -178,11 +181,13 @@ def incast_floor_s(burst_wire, rate_bps, base_rtt_s):
     return base_rtt_s + burst_wire * 8.0 / rate_bps
 
 
-def probe_pct(probes, responses, wire, links, rate_bps, dur):
-    """Probe and response bytes as % of LINKS links of RATE_BPS over DUR s."""
+def probe_pct(probes, responses, wire, links, rate_bps, dur, resp_wire=None):
+    """Probe and response bytes (WIRE each; RESP_WIRE a response, if
+    given) as % of LINKS links of RATE_BPS over DUR s."""
     if dur <= 0 or links <= 0:
         return None
-    return 100.0 * (probes + responses) * wire * 8 / (links * rate_bps * dur)
+    rw = wire if resp_wire is None else resp_wire
+    return 100.0 * (probes * wire + responses * rw) * 8 / (links * rate_bps * dur)
 
 
 def median_spread(values):
@@ -419,15 +424,35 @@ def run_metrics(scen, run, env):
     return m
 
 
+def label_wire(label, env):
+    """(probe, response) bytes on the wire of an hpcc run labelled LABEL:
+    a label hpcc.wire_version=N... names its version, one with
+    rx_window=1 gets windows back (Rx-HPCC)."""
+    ver = re.search(r'wire_version=(\d+)', label)
+    pw = PROBE_WIRE.get(int(ver.group(1)), PROBE_WIRE[1]) if ver else env.probe_wire
+    rx = 'rx_window=1' in label and pw == PROBE_WIRE[2]
+    return pw, WINDOW_WIRE if rx else pw
+
+
 def run_probe_pct(scen, run, env):
     """{'probe_pct': an hpcc run's probe and response bytes, % of its
-    bottlenecks}; {} for other CCs."""
+    bottlenecks; 'fb_permille': those bytes per thousand bytes the
+    bottleneck r2d1 carried; 'fb_pkts_mb': probes and responses per MB
+    of it}; {} for other CCs."""
     row = run.get('row') or {}
     if not row.get('cc', '').startswith('hpcc') or row.get('probes_sent') in (None, '', '-'):
         return {}
-    return {'probe_pct': probe_pct(
-        float(row['probes_sent']), float(row.get('reports_accepted') or 0),
-        env.probe_wire, BOTTLENECKS.get(scen, 1), env.rate_bps, run['duration'])}
+    probes = float(row['probes_sent'])
+    resps = float(row.get('reports_accepted') or 0)
+    pw, rw = label_wire(row['cc'], env)
+    m = {'probe_pct': probe_pct(probes, resps, pw, BOTTLENECKS.get(scen, 1),
+                                env.rate_bps, run['duration'], rw)}
+    qs = queue_stats(run['queue'], 'r2d1', 0, run['duration'], env.rate_bps) or {}
+    if qs.get('util'):
+        data = qs['util'] * env.rate_bps / 8 * run['duration']
+        m['fb_permille'] = 1000.0 * (probes * pw + resps * rw) / data
+        m['fb_pkts_mb'] = (probes + resps) / (data / 1e6)
+    return m
 
 
 def new_scenario_metrics(scen, run, env, series):
@@ -545,6 +570,9 @@ for _sc in ('jlong', 'jwebsearch'):
     TABLE += [(_sc, k, lab, f) for sc, k, lab, f in TABLE if sc == LIKE[_sc]]
 TABLE += [(sc, 'probe_pct', 'probe+response % of link', '{:.2f}')
           for sc in SCEN_ORDER if sc != 'many']
+TABLE += [(sc, k, lab, '{:.2f}') for sc in ('long', 'incast')
+          for k, lab in (('fb_permille', 'feedback bytes per 1000 data bytes'),
+                         ('fb_pkts_mb', 'feedback packets per MB of data'))]
 TABLE += [('long', 'jain_half', 'Jain, 1 s bins, 2nd half', '{:.3f}'),
           ('incast', 'fct_p99_floor', 'short FCT p99 / floor', '{:.2f}')]
 

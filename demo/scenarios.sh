@@ -3,6 +3,7 @@
 # The demo's experiments, run INSIDE the VM from /hpcc (scripts/demo.sh):
 #
 #   demo/scenarios.sh [--profile smoke|demo|long] [--ccs "cubic dctcp bbr hpcc"]
+#                     [--hpcc-settings "S1 S2..."]
 #                     [--scenarios "long incast stagger websearch ..."] [--reps N]
 #
 # Builds demo/topo_dc.sh's topology, then for each scenario, repetition and
@@ -50,6 +51,10 @@ cd "$(dirname "$0")/.." || exit 1
 
 profile=demo
 CCS="cubic dctcp bbr hpcc"
+# --hpcc-settings "S1 S2": every hpcc run once per module parameter setting
+# (NAME=VALUE[+NAME=VALUE...], "default"), labelled hpcc.S, as the sweep
+# does for the long scenario: variants side by side in every scenario
+HPCC_SETTINGS=
 SCENARIOS=
 REPS=
 while [ $# -gt 0 ]; do
@@ -58,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--ccs) CCS=$2; shift 2 ;;
 	--scenarios) SCENARIOS=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;
+	--hpcc-settings) HPCC_SETTINGS=$2; shift 2 ;;
 	*) echo "scenarios.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -306,6 +312,8 @@ for scen in $SCENARIOS; do
 		[ $TEL = 1 ] && total_runs=$((total_runs + r * $(echo $SWEEP | wc -w)))
 	else
 		total_runs=$((total_runs + r * $(echo $CCS | wc -w)))
+		echo " $CCS " | grep -q ' hpcc ' && [ -n "$HPCC_SETTINGS" ] &&
+			total_runs=$((total_runs + r * ($(echo $HPCC_SETTINGS | wc -w) - 1)))
 	fi
 done
 
@@ -449,6 +457,14 @@ for scen in $SCENARIOS; do
 		fi
 		for cc in $CCS; do
 			echo "$avail" | grep -qw $cc || { echo "# demo: $cc not available"; continue; }
+			if [ $cc = hpcc ] && [ -n "$HPCC_SETTINGS" ] && [ $TEL = 1 ]; then
+				for SETTING in $HPCC_SETTINGS; do
+					set_params "$SETTING" && run_one
+					set_params default
+				done
+				SETTING=
+				continue
+			fi
 			run_one
 		done
 	done

@@ -175,8 +175,11 @@ dc_telemetry_up() {
 		[ $ns = s4 ] && dev=s4r2
 		$IP netns exec $ns ./probe/hpcc-probe host attach $dev || return 1
 	done
+	# receivers answer a probe that asks for a window (Rx-HPCC) with one;
+	# senders ask only with rx_window=1 (--hpcc-settings)
 	for ns in $DC_RECEIVERS; do
-		$IP netns exec $ns ./probe/hpcc-probe host attach ${ns}r2 || return 1
+		$IP netns exec $ns ./probe/hpcc-probe host attach ${ns}r2 \
+			--rx-window || return 1
 	done
 	$IP netns exec r1 ./probe/hpcc-probe switch attach r1r2 --rate 1gbit \
 		--switch-id 1 || return 1

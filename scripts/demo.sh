@@ -4,6 +4,7 @@
 #
 #   scripts/demo.sh [--smoke | --long] [--out DIR] [--no-deps] [--ccs "cubic dctcp bbr hpcc"]
 #                   [--scenarios "many rttfair ..."] [--reps N]
+#                   [--hpcc-settings "wire_version=2 wire_version=2+rx_window=1"]
 #
 #   (default)  all four scenarios (long flows, incast, staggered joins and
 #              leaves, WebSearch mix), 3 repetitions of the first two, for
@@ -17,6 +18,8 @@
 #              OUT/bench-results.md, the committed report stays whole)
 #   --scenarios, --reps  passed to demo/scenarios.sh: a subset, fewer
 #              repetitions (validating a scenario: --smoke --scenarios X)
+#   --hpcc-settings  passed to demo/scenarios.sh: hpcc once per module
+#              parameter setting, side by side (labels hpcc.SETTING)
 #
 # Installs missing Debian packages (scripts/deps.sh build vm bench), builds
 # the module, the BPF programs, hpcc-probe (if its sources exist) and the
@@ -30,7 +33,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mode=demo out= deps=1 ccs= scens= reps=
+mode=demo out= deps=1 ccs= scens= reps= settings=
 while (($#)); do
 	case $1 in
 	--smoke) mode=smoke; shift ;;
@@ -40,6 +43,7 @@ while (($#)); do
 	--ccs) ccs=${2:?}; shift 2 ;;
 	--scenarios) scens=${2:?}; shift 2 ;;
 	--reps) reps=${2:?}; shift 2 ;;
+	--hpcc-settings) settings=${2:?}; shift 2 ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "demo.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -79,6 +83,7 @@ for p in tcp_hpcc.ko bpf probe; do
 done
 args=(--profile "$profile")
 [[ -n $ccs ]] && args+=(--ccs "$ccs")
+[[ -n $settings ]] && args+=(--hpcc-settings "$settings")
 [[ -n $scens ]] && args+=(--scenarios "$scens")
 [[ -n $reps ]] && args+=(--reps "$reps")
 

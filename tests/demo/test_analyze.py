@@ -320,6 +320,18 @@ class Issue11(unittest.TestCase):
         self.assertAlmostEqual(A.probe_pct(1000, 1000, 326, 1, 100e6, 10), 0.5216)
         self.assertAlmostEqual(A.probe_pct(1000, 1000, 326, 2, 100e6, 10), 0.2608)
         self.assertIsNone(A.probe_pct(1, 1, 326, 1, 100e6, 0))
+        # Rx-HPCC: v2 probes (398 B), windows back (110 B)
+        self.assertAlmostEqual(A.probe_pct(1000, 1000, 398, 1, 100e6, 10, 110),
+                               0.4064)
+
+    def test_label_wire(self):
+        env = A.Env({'hpcc_params': 'wire_version=1'})
+        self.assertEqual(A.label_wire('hpcc', env), (326, 326))
+        self.assertEqual(A.label_wire('hpcc.wire_version=2', env), (398, 398))
+        self.assertEqual(A.label_wire('hpcc.wire_version=2+rx_window=1', env),
+                         (398, 110))
+        # a v1 sender cannot ask for a window
+        self.assertEqual(A.label_wire('hpcc.rx_window=1', env), (326, 326))
         env = A.Env({'hpcc_params': 'eta=950 wire_version=2 w_ai=0'})
         self.assertEqual(env.probe_wire, 326 + 8 + 64)
         self.assertEqual(A.Env({}).probe_wire, 326)
