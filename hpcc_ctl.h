@@ -593,7 +593,7 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 				   uint64_t now)
 {
 	struct hpcc_law_cfg c;
-	uint64_t t_ns, bdp, w, w_before;
+	uint64_t t_ns, bdp, w;
 	uint32_t b = win->b_mbps;
 
 	s->events = 0;
@@ -622,7 +622,8 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 		s->started = true;
 		s->cwnd_before = tv->cwnd;
 	} else {
-		w_before = s->law.w;
+		uint64_t w_before = s->law.w;
+
 		s->law.w = w;
 		s->law.wc = w;
 		hpcc_ctl_hold_growth(s, p, tv, &c, w_before);

@@ -414,15 +414,15 @@ static inline void hpcc_mac_seal(struct hpcc_probe_v2 *p,
 static inline __u64 hpcc_mac_window_tag(const struct hpcc_sipkey *k,
 					const struct hpcc_window_resp *r)
 {
-	struct hpcc_hop rec;
+	struct hpcc_hop rec = { 0 };
 	const __u8 *src = (const __u8 *)&r->hdr;
-	__u8 *dst = (__u8 *)&rec, t1[8];
+	__u8 *dst = (__u8 *)&rec, t1[8] = { 0 };
 	__u32 j;
 
 	for (j = 0; j < sizeof(rec); j++)
 		dst[j] = j < sizeof(r->hdr) ? src[j] : 0;
-	hpcc_put_be64_wire(t1, hpcc_mac_tag(k, &r->hdr, HPCC_MAC_WHDR_POS,
-					     &rec, 0));
+	hpcc_put_be64_wire(t1,
+			   hpcc_mac_tag(k, &r->hdr, HPCC_MAC_WHDR_POS, &rec, 0));
 	src = (const __u8 *)&r->win;
 	for (j = 0; j < sizeof(rec); j++)
 		dst[j] = j < sizeof(r->win) ? src[j] : 0;

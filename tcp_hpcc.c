@@ -880,6 +880,7 @@ static int hpcc_rx_compute(struct tcp_sock *tp, struct hpcc_window_resp *r,
 		return -EBUSY;
 	ok = hpcc_ctl_rx_window(st, &p, L, n, be32_to_cpu(r->hdr.t_us),
 				max(tp->mss_cache, 1U), ktime_get_ns(), &out);
+	/* the state's stores before the next computation's loads */
 	smp_store_release(&st->busy, 0);
 	if (!ok)
 		return -ENODATA;

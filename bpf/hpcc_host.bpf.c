@@ -481,6 +481,71 @@ static __always_inline int hpcc_reflect_window(struct __sk_buff *skb,
 	return bpf_skb_store_bytes(skb, csum_off, &new16, 2, 0) ? -1 : 0;
 }
 
+/* A probe is answered only for a connection of ours, only within its
+ * peer's rate (first, so that a peer over it spends none of the device's
+ * budget), then the device's: 0, or the counter of the refusal.
+ */
+static __always_inline __u32 hpcc_admit(struct __sk_buff *skb,
+					const struct hpcc_pkt *p,
+					const struct hpcc_host_cfg *cfg)
+{
+	__u32 reason = hpcc_reflect_conn(skb, p);
+	__u64 now;
+
+	if (reason)
+		return reason;
+	now = bpf_ktime_get_ns();
+	if (!hpcc_peer_ok(skb, p, cfg, now))
+		return HPCC_CNT_REFLECT_PEER_LIMITED;
+	if (!hpcc_reflect_ok(cfg, now))
+		return HPCC_CNT_REFLECT_LIMITED;
+	return 0;
+}
+
+/* The @len bytes of payload of candidate @p into @buf (hpcc_pay_len()'s
+ * lengths, a constant on each branch for 6.1's verifier): 0 or an error.
+ */
+static __always_inline int hpcc_load_payload(struct __sk_buff *skb,
+					     const struct hpcc_pkt *p,
+					     struct hpcc_probe_v2 *buf,
+					     __u32 len)
+{
+	if (len == HPCC_PROBE_V2_LEN)
+		return bpf_skb_load_bytes(skb, p->pay_off, buf,
+					  HPCC_PROBE_V2_LEN);
+	if (len == HPCC_WINDOW_LEN)
+		return bpf_skb_load_bytes(skb, p->pay_off, buf,
+					  HPCC_WINDOW_LEN);
+	return bpf_skb_load_bytes(skb, p->pay_off, buf, HPCC_PROBE_LEN);
+}
+
+/* Rx-HPCC: answer probe @p (it asks for a window, @buf its payload) with
+ * the module's window where this host runs the mode. Returns 0 when the
+ * window is on its way, the counter of a failure (drop), or HPCC_CNT_MAX
+ * when the records are to be reflected as always: no module, or a
+ * refusal the module counted.
+ */
+static __always_inline __u32 hpcc_answer_window(struct __sk_buff *skb,
+						const struct hpcc_pkt *p,
+						__u8 resp_dscp,
+						struct hpcc_probe_v2 *buf)
+{
+	if (!hpcc_have_module()) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_NO_MODULE);
+		return HPCC_CNT_MAX;
+	}
+	if (hpcc_rx_window_for(skb, p, buf)) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_RX_WINDOW_REFUSED);
+		return HPCC_CNT_MAX;
+	}
+	if (hpcc_reflect_window(skb, p, resp_dscp, buf)) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
+		return HPCC_CNT_WRITE_FAIL;
+	}
+	hpcc_count(&hpcc_counters, HPCC_CNT_RX_WINDOW_SENT);
+	return 0;
+}
+
 /* Hand a response, its payload checked and copied to @buf, to the
  * module. Returns the counter to bump.
  */
@@ -529,7 +594,6 @@ int hpcc_host(struct __sk_buff *skb)
 	struct hpcc_hdr h;
 	__u32 zero = 0, reason = 0, len;
 	enum hpcc_link link;
-	int err;
 	enum hpcc_class cls;
 
 	/* Fast path: anything but a TCP segment without flags. */
@@ -561,19 +625,7 @@ int hpcc_host(struct __sk_buff *skb)
 	 */
 	len = hpcc_pay_len(&h);
 	buf = bpf_map_lookup_elem(&hpcc_report_buf, &zero);
-	if (!buf) {
-		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
-		return TC_ACT_SHOT;
-	}
-	/* Constant lengths, one per branch (6.1's verifier). */
-	if (len == HPCC_PROBE_V2_LEN)
-		err = bpf_skb_load_bytes(skb, p.pay_off, buf,
-					 HPCC_PROBE_V2_LEN);
-	else if (len == HPCC_WINDOW_LEN)
-		err = bpf_skb_load_bytes(skb, p.pay_off, buf, HPCC_WINDOW_LEN);
-	else
-		err = bpf_skb_load_bytes(skb, p.pay_off, buf, HPCC_PROBE_LEN);
-	if (err) {
+	if (!buf || hpcc_load_payload(skb, &p, buf, len)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;
 	}
@@ -585,42 +637,17 @@ int hpcc_host(struct __sk_buff *skb)
 		hpcc_count(&hpcc_counters, hpcc_deliver(skb, &p, buf, len));
 		return TC_ACT_SHOT;
 	}
-	/* A probe: only for a connection of ours, only within its peer's
-	 * rate (first, so that a peer over it spends none of the device's
-	 * budget), then the device's.
-	 */
-	reason = hpcc_reflect_conn(skb, &p);
-	if (!reason) {
-		__u64 now = bpf_ktime_get_ns();
-
-		if (!hpcc_peer_ok(skb, &p, cfg, now))
-			reason = HPCC_CNT_REFLECT_PEER_LIMITED;
-		else if (!hpcc_reflect_ok(cfg, now))
-			reason = HPCC_CNT_REFLECT_LIMITED;
-	}
+	reason = hpcc_admit(skb, &p, cfg);
 	if (reason) {
 		hpcc_count(&hpcc_counters, reason);
 		return TC_ACT_SHOT;
 	}
-	/* Rx-HPCC: a window instead of the records, where this host runs
-	 * it and the probe asks for one; else (and on any refusal, counted
-	 * by the module) the records as always.
-	 */
 	if (cfg && (cfg->flags & HPCC_CFG_F_RX_WINDOW) &&
 	    (h.flags & HPCC_F_WANT_WINDOW) && len == HPCC_PROBE_V2_LEN) {
-		if (!hpcc_have_module()) {
-			hpcc_count(&hpcc_counters, HPCC_CNT_NO_MODULE);
-		} else if (!hpcc_rx_window_for(skb, &p, buf)) {
-			if (hpcc_reflect_window(skb, &p, dscp.resp, buf)) {
-				hpcc_count(&hpcc_counters,
-					   HPCC_CNT_WRITE_FAIL);
-				return TC_ACT_SHOT;
-			}
-			hpcc_count(&hpcc_counters, HPCC_CNT_RX_WINDOW_SENT);
-			return bpf_redirect(skb->ifindex, 0);
-		} else {
-			hpcc_count(&hpcc_counters, HPCC_CNT_RX_WINDOW_REFUSED);
-		}
+		reason = hpcc_answer_window(skb, &p, dscp.resp, buf);
+		if (reason != HPCC_CNT_MAX)
+			return reason ? TC_ACT_SHOT :
+					bpf_redirect(skb->ifindex, 0);
 	}
 	if (hpcc_reflect(skb, &p, &h, dscp.resp, buf)) {
 		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);

@@ -487,7 +487,7 @@ static void test_rx(void)
 	struct hpcc_rx_flow st;
 	struct hpcc_sample L[1];
 	struct hpcc_ctl s;
-	uint64_t ts = 1000000, tx = 0, wc_before;
+	uint64_t ts = 1000000, tx = 0;
 	unsigned int i, commits = 0;
 
 	b.max_mbps = 400000;
@@ -513,7 +513,8 @@ static void test_rx(void)
 		ts += 100000;
 		tx += 125000;
 		L[0] = hop(ts, tx, 100000, 10000);
-		wc_before = st.law.wc;
+		uint64_t wc_before = st.law.wc;
+
 		hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out);
 		commits += st.law.wc != wc_before;
 	}

@@ -69,7 +69,7 @@ static void check_window(void)
 {
 	struct hpcc_window_resp r;
 	struct hpcc_sipkey k;
-	__u8 key[16];
+	__u8 key[16] = { 0 };
 	unsigned int i, bad = 0;
 
 	memset(&r, 0, sizeof(r));
