@@ -7,8 +7,10 @@
  *   bpf_test --unit    unit tests only
  *   bpf_test --switch  the switch program's unit tests only
  *   bpf_test --qos     those and the QoS port traffic case
- *   bpf_test --upgrade DIR  v1 objects in DIR (tests/bpf/upgrade.sh builds
- *                      them from the last release) against v2 packets
+ *   bpf_test --upgrade DIR [DIR_RX]
+ *                      v1 objects in DIR, v2 objects from before Rx-HPCC
+ *                      in DIR_RX (tests/bpf/upgrade.sh builds them from
+ *                      earlier commits) against v2 packets
  *   bpf_test --bench   ns/packet table (bpf_prog_test_run, repeat=100000)
  *
  * Module-dependent cases (tcp_hpcc.ko's kfunc) run where the module is
@@ -4346,7 +4348,9 @@ static struct bpf_object *old_obj(const char *dir, const char *name,
  * passes the probe untouched, and the chain of the v2 routers around it
  * still verifies (the report lacks that hop); a v1 host drops both.
  */
-static int upgrade_tests(const char *dir)
+static void upgrade_rx_tests(const char *dir);
+
+static int upgrade_tests(const char *dir, const char *dir_rx)
 {
 	struct bpf_object *osw, *oh;
 	int osw_prog, osw_cnt, oh_prog, oh_cnt, kfd, i;
@@ -4422,12 +4426,74 @@ static int upgrade_tests(const char *dir)
 			 "counted truncated");
 	/* v2 router, v1 probe: stamped as v1 (test_switch_* above). */
 	mac_key_set(kfd, 0, NULL);
-	qsnap_clear();
 	bpf_object__close(oh);
 	bpf_object__close(osw);
+	if (dir_rx)
+		upgrade_rx_tests(dir_rx);
+	qsnap_clear();
 	hpcc_switch__destroy(sw);
 	sw = NULL;
 	return tap_done();
+}
+
+/*
+ * Rx-HPCC meets version 2 programs from before it (@dir): they know
+ * neither WANT_WINDOW nor the window response. A router passes an asking
+ * probe unstamped, counted bad_flags (the report lacks that hop: upgrade
+ * routers first); a receiver drops it, bad_flags (the sender stops asking
+ * after HPCC_RX_ASK_TRIES unanswered); a sender's host drops a window
+ * response, truncated (a sender asks only with rx_window=1).
+ */
+static void upgrade_rx_tests(const char *dir)
+{
+	int osw_prog, osw_cnt, oh_prog, oh_cnt;
+	struct bpf_object *osw, *oh;
+	struct hpcc_probe_v2 cur;
+	struct pkt in;
+
+	osw = old_obj(dir, "hpcc_switch", &osw_prog, &osw_cnt);
+	oh = old_obj(dir, "hpcc_host", &oh_prog, &oh_cnt);
+	if (!osw || !oh) {
+		tap(false, "upgrade: the objects from before Rx-HPCC load");
+		return;
+	}
+	{
+		struct hpcc_port_cfg c = { .switch_id = 42, .rate_mbps = 1000 };
+		uint32_t ki = LO_IFINDEX;
+
+		bpf_map_update_elem(bpf_map__fd(
+			bpf_object__find_map_by_name(osw, "hpcc_port_cfg")),
+			&ki, &c, BPF_ANY);
+	}
+	v2_init(&cur, HPCC_F_WANT_WINDOW, 0);
+	v2_frame(&in, false, &cur, HPCC_DSCP_PROBE_DEFAULT);
+	expect_untouched(osw_prog, osw_cnt, &in, TC_ACT_OK, HPCC_CNT_BAD_FLAGS,
+			 "upgrade: a v2 router from before Rx-HPCC passes an "
+			 "asking probe unstamped, counted bad_flags");
+	expect_untouched(oh_prog, oh_cnt, &in, TC_ACT_SHOT, HPCC_CNT_BAD_FLAGS,
+			 "upgrade: a v2 receiver from before Rx-HPCC drops an "
+			 "asking probe, counted bad_flags");
+	{
+		struct hpcc_window_resp wr = {
+			.hdr = { .version = HPCC_WIRE_V2,
+				 .flags = HPCC_F_RESPONSE | HPCC_F_WINDOW |
+					  HPCC_F_WANT_WINDOW,
+				 .room = HPCC_MAX_HOPS },
+		};
+		struct pkt_opts po = {
+			.dscp = HPCC_DSCP_RESPONSE_DEFAULT, .payload = &wr,
+			.paylen = HPCC_WINDOW_LEN,
+		};
+
+		pkt_build(&in, &po);
+		expect_untouched(oh_prog, oh_cnt, &in, TC_ACT_SHOT,
+				 HPCC_CNT_TRUNCATED,
+				 "upgrade: a v2 sender's host from before "
+				 "Rx-HPCC drops a window response, counted "
+				 "truncated");
+	}
+	bpf_object__close(oh);
+	bpf_object__close(osw);
 }
 
 /* ------------------------------------------------------------ benchmark */
@@ -4722,7 +4788,7 @@ int main(int argc, char **argv)
 	if (geteuid() != 0)
 		return tap_skip_all("needs root");
 	if (argc > 2 && !strcmp(argv[1], "--upgrade"))
-		return upgrade_tests(argv[2]);
+		return upgrade_tests(argv[2], argc > 3 ? argv[3] : NULL);
 	if (argc > 1 && !strcmp(argv[1], "--switch")) {
 		switch_tests();
 		return tap_done();
