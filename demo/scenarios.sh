@@ -317,6 +317,13 @@ for scen in $SCENARIOS; do
 	fi
 done
 
+# reports the law used: records, or receivers' windows (Rx-HPCC)
+reports_used() {
+	local u w
+	u=$(hpcc_stat ReportsUsed) w=$(hpcc_stat ReportsWindow)
+	echo $((${u:-0} + ${w:-0}))
+}
+
 run_one() {	# scen cc rep
 	local t_run=$SECONDS label=$cc qdevs="r2d1" f p0 u0 a0 p1 u1 a1 ok n snap qpid qdur
 	local qpid1= ro0 ro1 jit=-
@@ -345,7 +352,7 @@ run_one() {	# scen cc rep
 	case $scen in websearch | jwebsearch | parking) qdevs="r2d1 r2d2" ;; esac
 	p0=0 u0=0 a0=0
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
-		p0=$(hpcc_stat ProbesSent) u0=$(hpcc_stat ReportsUsed) a0=$(hpcc_stat ReportsAccepted)
+		p0=$(hpcc_stat ProbesSent) u0=$(reports_used) a0=$(hpcc_stat ReportsAccepted)
 	fi
 	ro0=$(reorder_events)
 
@@ -380,7 +387,7 @@ run_one() {	# scen cc rep
 	wait $qpid $qpid1 $snap
 	p1=0 u1=0 a1=0
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
-		p1=$(hpcc_stat ProbesSent) u1=$(hpcc_stat ReportsUsed) a1=$(hpcc_stat ReportsAccepted)
+		p1=$(hpcc_stat ProbesSent) u1=$(reports_used) a1=$(hpcc_stat ReportsAccepted)
 	fi
 	ro1=$(reorder_events)
 	case $scen in
@@ -422,7 +429,9 @@ run_one() {	# scen cc rep
 
 # set_params NAME=VALUE[+NAME=VALUE...]: module parameters; "default": all
 # as they were at load time
-PARAMS_AT_LOAD=$(cd $PARAMS 2>/dev/null && for p in *; do [ -r $p ] && echo "$p=$(cat $p)"; done)
+# (root reads any file: a write-only one, mac_key, is told by its mode)
+PARAMS_AT_LOAD=$(cd $PARAMS 2>/dev/null && for p in *; do
+	[ "$(stat -c %a $p)" != 200 ] && echo "$p=$(cat $p)"; done)
 set_params() {
 	local kv
 	for kv in $([ "$1" = default ] && echo "$PARAMS_AT_LOAD" || echo "$1" | tr + ' '); do
