@@ -155,7 +155,7 @@ UNIT_CFLAGS := -O2 -g -Wall -Wextra -Werror -I. -Itests/lib
 tests/unit/test_law: tests/unit/test_law.c tests/lib/tap.h hpcc_law.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $< -lm
 
-tests/unit/test_ctl: tests/unit/test_ctl.c tests/lib/tap.h hpcc_ctl.h hpcc_law.h hpcc_wire.h
+tests/unit/test_ctl: tests/unit/test_ctl.c tests/lib/tap.h hpcc_ctl.h hpcc_law.h hpcc_wire.h hpcc_flowcount.h hpcc_stamp.h hpcc_siphash.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $<
 
 tests/unit/test_siphash: tests/unit/test_siphash.c tests/lib/tap.h hpcc_wire.h hpcc_siphash.h

@@ -82,6 +82,7 @@ struct hpcc_ctl_params {
 	uint32_t rx_window;		/* 1: probes ask the receiver for a
 					 * window (Rx-HPCC; wire version 2)
 					 */
+	uint32_t receiver_flows;	/* 1: W_ai's N from the response */
 };
 
 /* The dynamics parameters' defaults (tcp_hpcc.c's module parameters). */
@@ -220,6 +221,33 @@ static inline unsigned int hpcc_ctl_decode(const void *p,
 		L[i].anon = anon && !L[i].rate_mbps;
 	}
 	return n;
+}
+
+/* The receiver's N in a version 2 response (hpcc_hdr_v2.flows; 0: none). */
+static inline uint32_t hpcc_ctl_decode_flows(const void *p)
+{
+	const uint8_t *b = (const uint8_t *)p;
+
+	if (b[0] != HPCC_WIRE_V2)
+		return 0;
+	return (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+}
+
+/*
+ * The N of W_ai = W_init (1 - eta) / N for a report that carries the
+ * receiver's N @n (receiver_flows): bounded like any report field, at
+ * least 1 and at most expected_flows' largest value; expected_flows when
+ * the mode is off or the receiver measured nothing. A lying receiver
+ * moves W_ai only, which max_growth bounds per report.
+ */
+#define HPCC_FLOWS_MAX		100000
+
+static inline uint32_t hpcc_ctl_flows(const struct hpcc_ctl_params *p,
+				      uint32_t n)
+{
+	if (!p->receiver_flows || !n)
+		return p->expected_flows;
+	return n < HPCC_FLOWS_MAX ? n : HPCC_FLOWS_MAX;
 }
 
 /* ---- consuming a report -------------------------------------------------- */

@@ -22,6 +22,7 @@
 #define HPCC_CFG_F_RX_WINDOW	0x0010	/* Rx-HPCC: answer a probe that asks
 					 * for a window with one
 					 */
+#define HPCC_CFG_F_FLOW_EPOCH	0x0020	/* flow_epoch_us is set */
 
 /* Probes the receiver turns around, per device, without configuration:
  * as many as a sender's namespace may send at most (tcp_hpcc's
@@ -57,6 +58,12 @@ struct hpcc_host_cfg {
 	 */
 	__u32 peer_rate;
 	__u32 peer_burst;
+	/* Receiver-measured N (hpcc_flowcount.h), HPCC_CFG_F_FLOW_EPOCH: the
+	 * epoch in us (0: not counted, responses carry N 0); without the
+	 * flag HPCC_FC_EPOCH_US_DEFAULT. Appended: 24 bytes before.
+	 */
+	__u32 flow_epoch_us;
+	__u32 reserved2;
 };
 
 /* The reflection limit's state: map "hpcc_reflect_tb", ARRAY, one entry.

@@ -128,7 +128,10 @@ struct hpcc_hdr_v2 {
 	__be64 send_ns;
 	__be32 t_us;		/* sender's T, us (Rx-HPCC; 0: not given) */
 	__u8 key_id;		/* with HPCC_F_MAC: key[key_id] */
-	__u8 rsvd[3];		/* 0 when sent, ignored when received */
+	__u8 flows[3];		/* a response's receiver-measured N, 24 bits
+				 * (hpcc_flowcount.h); 0 when sent and when
+				 * not measured
+				 */
 };
 
 /* Hop record, 40 bytes: version 1's, then the SipHash tag (0 without

@@ -191,6 +191,8 @@ HPCC_PARAM(mac_required, 0, 0, 1,
  */
 HPCC_PARAM(rx_window, 0, 0, 1,
 	   "1: v2 probes ask the receiver for a window (Rx-HPCC)");
+HPCC_PARAM(receiver_flows, 0, 0, 1,
+	   "1: W_ai's N is the receiver's count from the response; 0: expected_flows");
 
 /*
  * The domain's MAC keys, as the routers' hpcc_mac_keys map holds them,
@@ -295,6 +297,7 @@ enum hpcc_stat {
 					 * no capacity: records reflected
 					 */
 	HPCC_STAT_RX_BUSY,		/* receiver: the flow's state in use */
+	HPCC_STAT_REPORTS_FLOWS,	/* the receiver's N used for W_ai */
 	HPCC_STAT_MAX
 };
 
@@ -306,7 +309,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"RejectNonce", "RejectOverflow", "TelemetryTimeouts",
 	"ReportsCapped", "ReportsGrowthHeld", "LossReductions",
 	"RejectMac", "RejectNoMac", "CompeteEntered", "ReportsWindow",
-	"RxWindows", "RxNoWindow", "RxBusy",
+	"RxWindows", "RxNoWindow", "RxBusy", "ReportsFlows",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -334,6 +337,7 @@ struct hpcc_mailbox {
 	u64 probe_sent_ns;
 	u64 probe_rtt_ns;		/* probe to response, last report */
 	bool window;			/* the pending report is a window */
+	u32 flows;			/* its receiver-measured N, 0: none */
 	struct hpcc_window_val win;	/* ...this one */
 	struct hpcc_sample report[HPCC_MAX_HOPS];
 };
@@ -413,6 +417,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->compete_queue = READ_ONCE(hpcc_compete_queue);
 	p->compete_hold = READ_ONCE(hpcc_compete_hold);
 	p->rx_window = READ_ONCE(hpcc_rx_window);
+	p->receiver_flows = READ_ONCE(hpcc_receiver_flows);
 }
 
 static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
@@ -731,6 +736,7 @@ static int hpcc_stash_report(struct sock *sk, const void *p)
 		goto unlock;
 	}
 	f->mb.window = hpcc_wire_is_window(p);
+	f->mb.flows = hpcc_ctl_decode_flows(p);
 	if (f->mb.window) {
 		hpcc_ctl_decode_window(p, &f->mb.win);
 		f->mb.nhops = 0;
@@ -873,6 +879,8 @@ static int hpcc_rx_compute(struct tcp_sock *tp, struct hpcc_window_resp *r,
 
 	n = hpcc_ctl_decode(r, L);
 	hpcc_params(&p);
+	/* the N this host's program counted, written into the probe */
+	p.expected_flows = hpcc_ctl_flows(&p, hpcc_ctl_decode_flows(r));
 	/* One computation per connection at a time; a probe on another CPU
 	 * meanwhile gets its records reflected.
 	 */
@@ -979,7 +987,7 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	struct hpcc_tcp_view v;
 	unsigned int n;
 	bool window, used;
-	u32 seq;
+	u32 seq, flows;
 
 	if (!READ_ONCE(f->mb.pending))
 		return;
@@ -988,12 +996,17 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	seq = f->mb.seq;
 	window = f->mb.window;
 	win = f->mb.win;
+	flows = f->mb.flows;
 	memcpy(L, f->mb.report, n * sizeof(L[0]));
 	WRITE_ONCE(f->mb.pending, false);
 	spin_unlock_bh(&f->mb.lock);
 
 	hpcc_params(&p);
 	hpcc_view(sk, &v);
+	if (p.receiver_flows && flows) {
+		p.expected_flows = hpcc_ctl_flows(&p, flows);
+		hpcc_count(HPCC_STAT_REPORTS_FLOWS);
+	}
 	if (window)
 		used = hpcc_ctl_window(&f->ctl, &p, &v, &win, now);
 	else

@@ -26,6 +26,7 @@
 #include <bpf/bpf_core_read.h>
 #include "hpcc_stamp.h"
 #include "hpcc_parse.h"
+#include "hpcc_flowcount.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -88,6 +89,16 @@ struct {
 	__type(key, int);
 	__type(value, struct hpcc_rx_blob);
 } hpcc_rx_flows SEC(".maps");
+
+/* Receiver-measured N: the flows whose probes this device answers
+ * (struct hpcc_flowcount).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hpcc_flowcount);
+} hpcc_flowcount SEC(".maps");
 
 /* Scratch copy of a response for the kfunc (keeps it off the stack);
  * either version, so the larger.
@@ -502,6 +513,48 @@ static __always_inline __u32 hpcc_admit(struct __sk_buff *skb,
 	return 0;
 }
 
+/* Receiver-measured N: count admitted probe @p's connection and return
+ * the device's N (0: counting off). Hashed on the probe's tuple.
+ */
+static __always_inline __u32 hpcc_count_flow(struct __sk_buff *skb,
+					     const struct hpcc_pkt *p,
+					     const struct hpcc_host_cfg *cfg)
+{
+	__u64 epoch_ns = HPCC_FC_EPOCH_US_DEFAULT * 1000ULL, now;
+	struct bpf_sock_tuple t = {};
+	struct hpcc_flowcount *fc;
+	__u32 zero = 0, tlen;
+
+	if (cfg && (cfg->flags & HPCC_CFG_F_FLOW_EPOCH))
+		epoch_ns = cfg->flow_epoch_us * 1000ULL;
+	fc = bpf_map_lookup_elem(&hpcc_flowcount, &zero);
+	if (!epoch_ns || !fc || hpcc_tuple(skb, p, &t, &tlen))
+		return 0;
+	now = bpf_ktime_get_ns();
+	hpcc_fc_add(fc, now, epoch_ns,
+		    hpcc_fc_hash((const __u8 *)&t, p->ipv6 ? 36 : 12));
+	return hpcc_fc_flows(fc, now, epoch_ns);
+}
+
+/* A version 2 response carries the receiver's N (hpcc_hdr_v2.flows): into
+ * the packet and @buf (which the seal and the kfunc read). 0 or -1.
+ */
+static __always_inline int hpcc_put_flows(struct __sk_buff *skb,
+					  const struct hpcc_pkt *p,
+					  struct hpcc_probe_v2 *buf, __u32 n)
+{
+	__u8 old[4], new[4];
+
+	__builtin_memcpy(old, &buf->hdr.key_id, 4);
+	new[0] = old[0];
+	new[1] = (__u8)(n >> 16);
+	new[2] = (__u8)(n >> 8);
+	new[3] = (__u8)n;
+	__builtin_memcpy(&buf->hdr.key_id, new, 4);
+	return hpcc_write_payload(skb, p, offsetof(struct hpcc_hdr_v2, key_id),
+				  old, new, 4);
+}
+
 /* The @len bytes of payload of candidate @p into @buf (hpcc_pay_len()'s
  * lengths, a constant on each branch for 6.1's verifier): 0 or an error.
  */
@@ -640,6 +693,11 @@ int hpcc_host(struct __sk_buff *skb)
 	reason = hpcc_admit(skb, &p, cfg);
 	if (reason) {
 		hpcc_count(&hpcc_counters, reason);
+		return TC_ACT_SHOT;
+	}
+	if (len == HPCC_PROBE_V2_LEN &&
+	    hpcc_put_flows(skb, &p, buf, hpcc_count_flow(skb, &p, cfg))) {
+		hpcc_count(&hpcc_counters, HPCC_CNT_WRITE_FAIL);
 		return TC_ACT_SHOT;
 	}
 	if (cfg && (cfg->flags & HPCC_CFG_F_RX_WINDOW) &&

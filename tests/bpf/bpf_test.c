@@ -45,6 +45,7 @@
 #include <bpf/libbpf.h>
 
 #include "hpcc_maps.h"
+#include "hpcc_flowcount.h"
 #include "pkt.h"
 #include "hpcc_switch.skel.h"
 #include "hpcc_host.skel.h"
@@ -2532,6 +2533,88 @@ out:
 	close(lfd);
 }
 
+/* Receiver-measured N: a version 2 response carries the number of
+ * connections whose probes the device answered in the epoch (here 10 s,
+ * so that the test does not straddle two), sealed with the header; an
+ * epoch of 0 counts nothing; a version 1 response has no room for it.
+ */
+static uint32_t resp_flows(const struct run *r)
+{
+	const uint8_t *f = payload_v2(&r->out)->hdr.flows;
+
+	return (uint32_t)f[0] << 16 | (uint32_t)f[1] << 8 | f[2];
+}
+
+static void flows_cfg(uint32_t epoch_us)
+{
+	struct hpcc_host_cfg c = { .flags = HPCC_CFG_F_FLOW_EPOCH,
+				   .flow_epoch_us = epoch_us };
+	uint32_t zero = 0;
+
+	bpf_map_update_elem(bpf_map__fd(host->maps.hpcc_host_cfg), &zero, &c,
+			    BPF_ANY);
+}
+
+static void test_host_flows(void)
+{
+	struct hpcc_flowcount fc0 = {};
+	uint16_t cport[4], sport[4];
+	int lfd[4], afd[4], cfd[4], i, n = 0;
+	struct hpcc_probe_v2 pr;
+	struct hpcc_sipkey k;
+	struct pkt in;
+	struct run r;
+	uint32_t zero = 0, got[5] = {};
+	bool ok = true;
+
+	for (i = 0; i < 4; i++) {
+		cfd[i] = tcp_pair_from((const uint8_t[]){ 127, 0, 0, 1 },
+				       &cport[i], &sport[i], &lfd[i], &afd[i]);
+		if (cfd[i] < 0) {
+			tap(false, "host: loopback pairs for the flow count");
+			goto out;
+		}
+		n++;
+	}
+	bpf_map_update_elem(bpf_map__fd(host->maps.hpcc_flowcount), &zero,
+			    &fc0, BPF_ANY);
+	flows_cfg(10000000);
+	hpcc_sipkey_of(&k, mac_key1);
+	mac_key_set(bpf_map__fd(host->maps.hpcc_mac_keys), 1, mac_key1);
+	for (i = 0; i < 5; i++) {
+		mac_probe_at(&in, &pr, &k, 2, cport[i % 4], sport[i % 4],
+			     HPCC_F_MAC);
+		tb_reset();
+		run_prog(host_prog, &in, &r);
+		ok &= CHECK(r.retval == TC_ACT_REDIRECT && csums_ok(&r.out),
+			    "probe %d: ret %d", i, r.retval);
+		got[i] = resp_flows(&r);
+	}
+	ok &= CHECK(got[0] == 1 && got[1] == 2 && got[2] == 3 && got[3] == 4 &&
+		    got[4] == 4, "N %u %u %u %u %u", got[0], got[1], got[2],
+		    got[3], got[4]);
+	ok &= CHECK(hpcc_mac_verify(payload_v2(&r.out), &k) == 0,
+		    "the seal does not verify with N");
+	tap(ok, "host: responses carry the receiver's N: 1, 2, 3, 4, then 4 "
+	    "again for a connection already counted; sealed with it");
+
+	flows_cfg(0);
+	mac_probe_at(&in, &pr, &k, 2, cport[0], sport[0], 0);
+	tb_reset();
+	run_prog(host_prog, &in, &r);
+	tap(r.retval == TC_ACT_REDIRECT && !resp_flows(&r),
+	    "host: flow epoch 0: not counted, N 0");
+	mac_key_set(bpf_map__fd(host->maps.hpcc_mac_keys), 1, NULL);
+	rx_cfg(false);
+out:
+	tb_reset();
+	for (i = 0; i < n; i++) {
+		close(afd[i]);
+		close(cfd[i]);
+		close(lfd[i]);
+	}
+}
+
 /* Flip @mask in byte @off of a built frame, checksums left as they were. */
 static void corrupt(struct pkt *k, uint32_t off, uint8_t mask)
 {
@@ -2734,6 +2817,7 @@ static void host_tests(void)
 	test_host_reflect_peer();
 	test_host_mac_seal();
 	test_host_rx_window();
+	test_host_flows();
 	test_host_csum();
 	test_host_vlan();
 	test_malformed(host_prog, host_cnt, "host", TC_ACT_SHOT);

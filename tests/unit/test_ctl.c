@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hpcc_ctl.h"
+#include "hpcc_flowcount.h"
 #include "hpcc_stamp.h"
 #include "tap.h"
 
@@ -600,6 +601,74 @@ static void test_rx(void)
 	       "losses after reports came do not stop the asking");
 }
 
+/* Receiver-measured N: the receiver's count, the sender's use of it. */
+static void test_flows(void)
+{
+	static struct hpcc_flowcount fc;
+	struct hpcc_ctl_params p = params;
+	struct hpcc_probe_v2 r;
+	struct hpcc_law_cfg c16, c4;
+	const uint64_t ep = 100000000;	/* 100 ms */
+	uint32_t i, n;
+	uint8_t t[12];
+
+	memset(&fc, 0, sizeof(fc));
+	for (i = 0; i < 200; i++) {
+		memset(t, 0, sizeof(t));
+		t[0] = 10;
+		t[3] = (uint8_t)i;
+		t[8] = (uint8_t)(i >> 8);
+		t[9] = (uint8_t)i;
+		hpcc_fc_add(&fc, 5 * ep + 1000 * i, ep, hpcc_fc_hash(t, 12));
+		hpcc_fc_add(&fc, 5 * ep + 1000 * i + 1, ep, hpcc_fc_hash(t, 12));
+	}
+	n = hpcc_fc_flows(&fc, 5 * ep + ep / 2, ep);
+	tap_ok(n <= 200 && n >= 200 - 10,
+	       "flow count: 200 connections probing twice each: N %u (collisions within 200^2 / 8192)",
+	       n);
+	for (i = 0; i < 10; i++) {
+		t[3] = (uint8_t)i;
+		t[8] = 0;
+		t[9] = (uint8_t)i;
+		hpcc_fc_add(&fc, 6 * ep + i, ep, hpcc_fc_hash(t, 12));
+	}
+	tap_ok(hpcc_fc_flows(&fc, 6 * ep + 10, ep) == n,
+	       "next epoch, 10 still probing: N keeps the last epoch's count");
+	for (i = 0; i < 10; i++) {
+		t[3] = (uint8_t)i;
+		t[9] = (uint8_t)i;
+		hpcc_fc_add(&fc, 7 * ep + i, ep, hpcc_fc_hash(t, 12));
+	}
+	tap_ok(hpcc_fc_flows(&fc, 7 * ep + 10, ep) == 10,
+	       "two epochs later: N 10, the gone flows forgotten");
+	tap_ok(hpcc_fc_flows(&fc, 8 * ep + 10, ep) == 10 &&
+	       hpcc_fc_flows(&fc, 9 * ep + 10, ep) == 0,
+	       "no probes: N from the last epoch once, then 0");
+	hpcc_fc_add(&fc, 12 * ep, ep, hpcc_fc_hash(t, 12));
+	tap_ok(hpcc_fc_flows(&fc, 12 * ep + 1, ep) == 1,
+	       "after a gap of epochs: both slots cleared, N 1");
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.version = HPCC_WIRE_V2;
+	r.hdr.flows[0] = 0x01;
+	r.hdr.flows[1] = 0x02;
+	r.hdr.flows[2] = 0x03;
+	tap_ok(hpcc_ctl_decode_flows(&r) == 0x010203,
+	       "N decoded from a v2 header, 24 bits big-endian");
+	r.hdr.version = HPCC_WIRE_V1;
+	tap_ok(!hpcc_ctl_decode_flows(&r), "a v1 response carries no N");
+	tap_ok(hpcc_ctl_flows(&p, 4) == 16, "receiver_flows 0: expected_flows");
+	p.receiver_flows = 1;
+	tap_ok(hpcc_ctl_flows(&p, 4) == 4 && hpcc_ctl_flows(&p, 0) == 16 &&
+	       hpcc_ctl_flows(&p, 0xffffff) == HPCC_FLOWS_MAX,
+	       "receiver_flows 1: the receiver's N, 0 falls back, bounded at 100000");
+	hpcc_ctl_law_cfg(&params, 1000, W(125000), 1000000, &c16);
+	p.expected_flows = hpcc_ctl_flows(&p, 4);
+	hpcc_ctl_law_cfg(&p, 1000, W(125000), 1000000, &c4);
+	tap_ok(c4.w_ai >= 4 * c16.w_ai - 4 && c4.w_ai <= 4 * c16.w_ai + 4,
+	       "W_ai with N 4 is 4 times W_ai with expected_flows 16");
+}
+
 int main(void)
 {
 	test_accept();
@@ -612,5 +681,6 @@ int main(void)
 	test_compete();
 	test_anon();
 	test_rx();
+	test_flows();
 	return tap_done();
 }
