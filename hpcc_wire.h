@@ -417,7 +417,7 @@ static inline void hpcc_mac_seal(struct hpcc_probe_v2 *p,
 static inline __u64 hpcc_mac_window_tag(const struct hpcc_sipkey *k,
 					const struct hpcc_window_resp *r)
 {
-	struct hpcc_hop rec = { 0 };
+	struct hpcc_hop rec = {};
 	const __u8 *src = (const __u8 *)&r->hdr;
 	__u8 *dst = (__u8 *)&rec, t1[8] = { 0 };
 	__u32 j;

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "hpcc_flowcount.h"
 #include "hpcc_maps.h"
 #include "probe.h"
 #include "hpcc_host.skel.h"
@@ -21,6 +22,7 @@ const char *host_usage =
 	"Usage: " PROG " [-n NETNS] host attach DEV [--probe-dscp N] [--response-dscp N]\n"
 	"                  [--reflect-rate N] [--reflect-burst N]\n"
 	"                  [--peer-rate N] [--peer-burst N] [--rx-window]\n"
+	"                  [--flow-epoch MS]\n"
 	"       " PROG " [-n NETNS] host detach DEV\n"
 	"\n"
 	"Attach hpcc_host (probe reflector, response delivery to tcp_hpcc)\n"
@@ -36,7 +38,10 @@ const char *host_usage =
 	"  --peer-burst N     probes at once from one source (default 250)\n"
 	"  --rx-window        receiver-based HPCC: answer a probe that asks for\n"
 	"                     a window with the window tcp_hpcc computes from its\n"
-	"                     records (needs the module loaded here)\n";
+	"                     records (needs the module loaded here)\n"
+	"  --flow-epoch MS    count the connections whose probes arrive over\n"
+	"                     epochs of MS ms and put that N in each v2\n"
+	"                     response (default 100; 0: not counted)\n";
 
 /* What `host attach` was told; DSCPs -1 when not given. */
 struct host_opts {
@@ -45,6 +50,7 @@ struct host_opts {
 	__u32 rate, burst;
 	__u32 peer_rate, peer_burst;
 	bool rx_window;
+	__u32 flow_epoch_us;
 };
 
 /* --reflect-rate / --reflect-burst @s: 0..2^32-1 (@min: its least). */
@@ -69,6 +75,7 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 		{ "peer-rate", required_argument, NULL, 'P' },
 		{ "peer-burst", required_argument, NULL, 'b' },
 		{ "rx-window", no_argument, NULL, 'w' },
+		{ "flow-epoch", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -80,6 +87,7 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 	o->burst = HPCC_REFLECT_BURST_DEFAULT;
 	o->peer_rate = HPCC_PEER_RATE_DEFAULT;
 	o->peer_burst = HPCC_PEER_BURST_DEFAULT;
+	o->flow_epoch_us = HPCC_FC_EPOCH_US_DEFAULT;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -105,6 +113,14 @@ static int host_attach_args(int argc, char **argv, struct host_opts *o)
 			break;
 		case 'w':
 			o->rx_window = true;
+			break;
+		case 'e':
+			o->flow_epoch_us = host_parse_count("--flow-epoch",
+							    optarg, 0);
+			if (o->flow_epoch_us > 60000)
+				usage_err("host ", "bad --flow-epoch '%s': expected 0..60000 ms",
+					  optarg);
+			o->flow_epoch_us *= 1000;
 			break;
 		case 'h':
 			fputs(host_usage, stdout);
@@ -155,7 +171,9 @@ static struct hpcc_host *host_load(const struct host_opts *o, bool raw_ip)
 		.resp_dscp = o->resp,
 		.flags = HPCC_CFG_F_DSCP | HPCC_CFG_F_REFLECT |
 			 HPCC_CFG_F_PEER | (raw_ip ? HPCC_CFG_F_RAW_IP : 0) |
-			 (o->rx_window ? HPCC_CFG_F_RX_WINDOW : 0),
+			 (o->rx_window ? HPCC_CFG_F_RX_WINDOW : 0) |
+			 HPCC_CFG_F_FLOW_EPOCH,
+		.flow_epoch_us = o->flow_epoch_us,
 		.reflect_rate = o->rate,
 		.reflect_burst = o->burst,
 		.peer_rate = o->peer_rate,

@@ -209,6 +209,8 @@ static void gather_host(struct st_inst *in, const char *dir, const char *dev)
 	h->reflect_burst = cfg.reflect_burst;
 	h->raw_ip = cfg.flags & HPCC_CFG_F_RAW_IP;
 	h->rx_window = cfg.flags & HPCC_CFG_F_RX_WINDOW;
+	h->has_flow_epoch = cfg.flags & HPCC_CFG_F_FLOW_EPOCH;
+	h->flow_epoch_us = cfg.flow_epoch_us;
 	h->has_peer = cfg.flags & HPCC_CFG_F_PEER;
 	h->peer_rate = cfg.peer_rate;
 	h->peer_burst = cfg.peer_burst;

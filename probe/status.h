@@ -45,6 +45,8 @@ struct st_host {
 	__u32 peer_rate, peer_burst;
 	bool raw_ip;
 	bool rx_window;		/* Rx-HPCC windows (--rx-window) */
+	bool has_flow_epoch;	/* --flow-epoch given (else the default) */
+	__u32 flow_epoch_us;
 	enum st_state ingress;
 };
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hpcc_flowcount.h"
 #include "hpcc_maps.h"
 #include "probe.h"
 #include "status.h"
@@ -107,6 +108,8 @@ static void print_host(const struct st_inst *in)
 		printf(",\"peer_rate\":null,\"peer_burst\":null");
 	jbool("raw_ip", h->raw_ip);
 	jbool("rx_window", h->rx_window);
+	printf(",\"flow_epoch_ms\":%u", (h->has_flow_epoch ? h->flow_epoch_us :
+					  HPCC_FC_EPOCH_US_DEFAULT) / 1000);
 	printf(",\"tc_ingress\":\"%s\"", st_state_name(h->ingress));
 	print_counters(&in->cnt);
 	putchar('}');

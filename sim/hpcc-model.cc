@@ -92,6 +92,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"max_mbps", &p.max_mbps},
         {"max_growth", &p.max_growth},
         {"loss_beta", &p.loss_beta},
+        {"receiver_flows", &p.receiver_flows},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };
     auto t = tab.find(name);
     if (t == tab.end())
@@ -186,7 +187,7 @@ TcpHpcc::View(Ptr<TcpSocketState> tcb, struct hpcc_tcp_view* v) const
 }
 
 int
-TcpHpcc::Report(const struct hpcc_probe* p, uint32_t len)
+TcpHpcc::Report(const struct hpcc_probe* p, uint32_t len, uint32_t flows)
 {
     int err = hpcc_ctl_check_response(p, len);
 
@@ -198,6 +199,7 @@ TcpHpcc::Report(const struct hpcc_probe* p, uint32_t len)
         return err;
     }
     m_nhops = hpcc_ctl_decode(p, m_report);
+    m_flows = flows;
     m_seq = m_probeSeq;
     m_probeNonce = 0; /* one response per probe */
     m_pending = true;
@@ -285,7 +287,11 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
 
         m_pending = false;
         View(tcb, &v);
-        if (hpcc_ctl_report(&m_ctl, &m_params, &v, m_report, m_nhops, m_seq, now))
+        struct hpcc_ctl_params p = m_params;
+
+        /* hpcc_consume_report(): the receiver's N for W_ai */
+        p.expected_flows = hpcc_ctl_flows(&p, m_flows);
+        if (hpcc_ctl_report(&m_ctl, &p, &v, m_report, m_nhops, m_seq, now))
             HpccStats().reportsUsed++;
         else
             HpccStats().reportsNoCapacity++;
@@ -574,8 +580,23 @@ HpccNet::Receive(Ptr<NetDevice> device,
             return; /* dropped, as TCP would */
         if (k == PROBE)
         {
+            uint64_t now = Simulator::Now().GetNanoSeconds();
+            const uint64_t epoch = HPCC_FC_EPOCH_US_DEFAULT * 1000ULL;
+            uint8_t t[12];
             Ipv4Header rip;
             Ptr<Packet> r = Reflect(ip, c, m_respDscp, &rip);
+            HpccFlowsTag tag;
+
+            /* hpcc_count_flow(): the probe's addresses and ports */
+            ip.GetSource().Serialize(t);
+            ip.GetDestination().Serialize(t + 4);
+            t[8] = th.GetSourcePort() >> 8;
+            t[9] = th.GetSourcePort() & 0xff;
+            t[10] = th.GetDestinationPort() >> 8;
+            t[11] = th.GetDestinationPort() & 0xff;
+            hpcc_fc_add(&m_fc, now, epoch, hpcc_fc_hash(t, sizeof(t)));
+            tag.n = hpcc_fc_flows(&m_fc, now, epoch);
+            r->AddPacketTag(tag);
 
             HpccStats().reflected++;
             /* bpf_redirect() to the device it came in on */
@@ -593,14 +614,24 @@ HpccNet::Receive(Ptr<NetDevice> device,
                                    th.GetDestinationPort(),
                                    ip.GetSource().Get(),
                                    th.GetSourcePort()});
+            HpccFlowsTag tag;
+
             if (f == m_flows.end())
                 HpccStats().noFlow++;
-            else if (f->second->Report(&probe, HPCC_PROBE_LEN) == 0)
+            else if (f->second->Report(&probe, HPCC_PROBE_LEN,
+                                       p->PeekPacketTag(tag) ? tag.n : 0) == 0)
                 HpccStats().delivered++;
             return;
         }
     }
     TrafficControlLayer::Receive(device, p, protocol, from, to, packetType);
+}
+
+TypeId
+HpccFlowsTag::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::HpccFlowsTag").SetParent<Tag>().AddConstructor<HpccFlowsTag>();
+    return tid;
 }
 
 /* ---- the stack ---------------------------------------------------------------- */

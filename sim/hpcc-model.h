@@ -27,6 +27,7 @@
 
 extern "C" {
 #include "hpcc_ctl.h"
+#include "hpcc_flowcount.h"
 #include "hpcc_stamp.h"
 }
 
@@ -87,7 +88,7 @@ class TcpHpcc : public TcpLinuxReno
     /* bpf_hpcc_report(): validate, match the nonce, stash for the next ACK.
      * 0 or the kfunc's negative errno.
      */
-    int Report(const struct hpcc_probe* p, uint32_t len);
+    int Report(const struct hpcc_probe* p, uint32_t len, uint32_t flows = 0);
 
     const struct hpcc_ctl& Ctl() const { return m_ctl; }
     struct hpcc_ctl_params m_params;
@@ -103,6 +104,7 @@ class TcpHpcc : public TcpLinuxReno
     /* the mailbox */
     bool m_pending = false;
     uint32_t m_nhops = 0, m_seq = 0, m_probeNonce = 0, m_probeSeq = 0;
+    uint32_t m_flows = 0;       /* the receiver's N with the report */
     struct hpcc_sample m_report[HPCC_MAX_HOPS];
     uint64_t m_srttNs = 0;      /* Linux's srtt: EWMA 1/8 of the RTT samples */
     uint32_t m_priorCwnd = 0;
@@ -183,6 +185,24 @@ class HpccNet : public TrafficControlLayer
     std::map<Ptr<NetDevice>, HpccPortCfg> m_ports;
     std::map<FlowKey, TcpHpcc*> m_flows;
     bool m_host = false;
+    /* receiver-measured N (hpcc_flowcount.h), as hpcc_host counts it */
+    struct hpcc_flowcount m_fc = {};
+};
+
+/* The receiver's N with a response: the model speaks wire version 1,
+ * which has no field for it (version 2's hpcc_hdr_v2.flows), so it rides
+ * beside the packet.
+ */
+class HpccFlowsTag : public Tag
+{
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    uint32_t GetSerializedSize() const override { return 4; }
+    void Serialize(TagBuffer b) const override { b.WriteU32(n); }
+    void Deserialize(TagBuffer b) override { n = b.ReadU32(); }
+    void Print(std::ostream& os) const override { os << "flows=" << n; }
+    uint32_t n = 0;
 };
 
 /* InternetStackHelper's IPv4 part, with HpccNet as the traffic control

@@ -45,6 +45,7 @@ using namespace ns3;
 /* ---- output ----------------------------------------------------------------- */
 
 static std::string g_dir; /* SCEN/CC/rREP */
+static int g_join = 8;    /* join: flows in all */
 static FILE* g_out = stdout;
 
 static void
@@ -712,6 +713,27 @@ WebSearchFlows(int rep, uint64_t seed, const Profile& pf, Host s[3], Host d[2])
     }
 }
 
+/* many: 32 long flows starting together, from the three senders; join
+ * (receiver-measured N): g_join - 1 long flows from t = 0 and one more
+ * ("j") joining halfway, all to d1. Returns the duration.
+ */
+static double
+ManyFlows(const std::string& scen, const Profile& pf, Host s[3], Host d[2])
+{
+    double dur = pf.long_dur;
+    int n = scen == "join" ? g_join - 1 : 32;
+
+    for (int i = 0; i < n; i++)
+        AddFlow(Fmt("m%d", i + 1), s[i % 3], d[0], ~0ULL, 0, dur);
+    Event(0, "join", "all");
+    if (scen == "join")
+    {
+        AddFlow("j", s[n % 3], d[0], ~0ULL, dur / 2, dur / 2);
+        Event(dur / 2, "join", "j");
+    }
+    return dur;
+}
+
 /* The flows of scenario @scen (demo/scenarios.sh's); returns its duration. */
 static double
 DumbbellFlows(const std::string& scen, int rep, uint64_t seed, const Profile& pf, Host s[3],
@@ -756,13 +778,9 @@ DumbbellFlows(const std::string& scen, int rep, uint64_t seed, const Profile& pf
         Event(5 * D / 6, "leave", "f2");
         Event(D, "leave", "f1");
     }
-    else if (scen == "many")
+    else if (scen == "join" || scen == "many")
     {
-        /* 32 long flows starting together, from the three senders */
-        dur = pf.long_dur;
-        for (int i = 0; i < 32; i++)
-            AddFlow(Fmt("m%d", i + 1), s[i % 3], d[0], ~0ULL, 0, dur);
-        Event(0, "join", "all");
+        dur = ManyFlows(scen, pf, s, d);
     }
     else if (scen == "rtt" || scen == "parking" || scen == "vscubic" || scen == "vsdctcp")
     {
@@ -812,7 +830,8 @@ BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf
     Emit("queue.csv", "t,dev,backlog,qlen,drops,bytes,pkts,marks");
     Emit("samples.csv", "tag,id,t,bytes_acked,rtt_us,cwnd,retrans");
     Simulator::Schedule(Seconds(0), &SampleQueues, 0.005, dur + 1);
-    Simulator::Schedule(Seconds(0), &SampleFlows, 0.05, dur + 0.01);
+    /* join: 10 ms, to time a new flow's convergence */
+    Simulator::Schedule(Seconds(0), &SampleFlows, scen == "join" ? 0.01 : 0.05, dur + 0.01);
     Simulator::Stop(Seconds(dur + 1.0));
 }
 
@@ -1173,7 +1192,7 @@ main(int argc, char** argv)
     RunStats r;
 
     cmd.AddValue("scenario",
-                 "long|incast|stagger|websearch|smoke|many|rtt|parking|vscubic|vsdctcp|fabric",
+                 "long|incast|stagger|websearch|smoke|many|join|rtt|parking|vscubic|vsdctcp|fabric",
                  scen);
     cmd.AddValue("cc", "hpcc|dctcp|cubic|bbr", g_cc);
     cmd.AddValue("rep", "repetition (seed offset 1000 x rep, as the demo)", rep);
@@ -1187,6 +1206,7 @@ main(int argc, char** argv)
     cmd.AddValue("forge", "dumbbell: f1's receiver forges every response: 0 no, 1 idle "
                  "4 Pbit/s, 2 a 4 GB queue", g_hpcc_forge);
     cmd.AddValue("nobounds", "1: the report bounds off (the draft's)", g_hpcc_no_bounds);
+    cmd.AddValue("join", "join: flows in all, the last joining halfway", g_join);
     cmd.AddValue("jitter", "dumbbell: delay jitter on the access links, share of the base RTT",
                  g_dopt.jitter);
     std::string hp;
