@@ -40,7 +40,7 @@ PAHOLE_FLAGS ?= $(shell PAHOLE=$(PAHOLE) $(KDIR)/scripts/pahole-flags.sh 2>/dev/
 
 # Goals that must work without kernel headers (lead: add e.g. unit tests here).
 NOKERNEL_GOALS := deps clean kver unit lint bench-law check check-quick demo bench sim sim-bench \
-	debug-kernel module-debug deb install-setup
+	debug-kernel module-debug deb install-setup bench-rx sim-flows-n
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(KVER),)
 $(error no Debian $(KSERIES) kernel headers (/usr/src/linux-headers-$(KSERIES).*-amd64): run 'make deps' or set KVER=/KDIR=)
@@ -53,7 +53,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all module deps vmlinux.h clean kver bpf probe selftests tests unit lint \
 	check check-quick install bench-law bench-bpf demo-tools demo bench \
-	debug-kernel module-debug sim sim-bench deb install-setup
+	debug-kernel module-debug sim sim-bench deb install-setup bench-rx sim-flows-n
 
 all: module bpf probe
 
@@ -220,6 +220,19 @@ sim:
 
 sim-bench:
 	sim/run.sh --bench
+
+# Receiver-based HPCC against sender-based, both on wire version 2, beside
+# dctcp: the long and incast scenarios, 5 repetitions (tcp_hpcc.rst,
+# "Receiver-based HPCC").
+bench-rx:
+	scripts/demo.sh --scenarios "long incast" --ccs "dctcp hpcc" --reps 5 \
+		--hpcc-settings "wire_version=2 wire_version=2+rx_window=1"
+
+# Receiver-measured N against the fixed expected_flows in the model, 2, 8
+# and 32 flows (tcp_hpcc.rst, "Receiver-measured N").
+sim-flows-n:
+	$(MAKE) -C sim
+	python3 sim/flows_n.py --profile long --seeds 3 --flows "2 8 32"
 
 install: all install-setup
 	$(MAKE) -C $(KDIR) M=$(abspath $(MODULE_DIR)) INSTALL_MOD_DIR=extra modules_install
