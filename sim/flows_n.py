@@ -6,8 +6,9 @@
   sim/flows_n.py --log RUN.log   (one run's numbers, for test_sim.sh)
 
 For each flow count K, hpcc-sim's "join" scenario (K - 1 long flows on the
-100 Mbit/s dumbbell, one more joining halfway) runs with receiver_flows 0
-(W_ai's N = expected_flows, 16) and 1 (the receiver's count), once per
+100 Mbit/s dumbbell, one more joining halfway) runs with W_ai's N fixed at
+expected_flows' default 16, fixed at the true K (what a perfect count
+would give), and measured by the receiver (receiver_flows=1), once per
 seed. Per run: the time from the join until the new flow's rate, over the
 last 50 ms, first reaches 90% of its fair share (the mean rate of all K
 flows over the run's last quarter), Jain's index of the K flows' rates
@@ -105,17 +106,19 @@ def main():
           'queue p50 (KB) | queue p99 (KB) |')
     print('|---|---|---|---|---|---|')
     for k in a.flows.split():
-        for rf in (0, 1):
+        for label, hp in (('fixed 16', 'receiver_flows=0'),
+                          ('fixed %s' % k, 'expected_flows=' + k),
+                          ('receiver', 'receiver_flows=1')):
             runs = []
             for seed in range(1, a.seeds + 1):
                 out = subprocess.run(
                     [a.sim, '--scenario=join', '--join=' + k, '--cc=hpcc',
                      '--profile=' + a.profile, '--seed=%d' % seed,
-                     '--hpcc=receiver_flows=%d' % rf],
+                     '--hpcc=' + hp],
                     check=True, capture_output=True, text=True).stdout
                 runs.append(metrics(out.splitlines()))
             print('| %s | %s | %s | %s | %s | %s |' % (
-                k, 'receiver' if rf else 'fixed 16',
+                k, label,
                 fmt([r['conv_s'] for r in runs], '{:.3f}'),
                 fmt([r['jain'] for r in runs], '{:.3f}'),
                 fmt([r['q_p50_kb'] for r in runs], '{:.1f}'),
