@@ -1,0 +1,162 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A lying receiver on the real module (threat model, "receiver"): on
+# sender - router1 - router2 - receiver (topo.sh), hpcc_forge rewrites the
+# records of every response the receiver sends for one connection.
+#   idle lie (every hop idle at 4 Pbit/s): with the bounds (max_capacity
+#     1000 Mbit/s here) the flow's R never exceeds 1 Gbit/s and W never
+#     4 B T at that capacity; with the bounds off (the draft's: 0, 0,
+#     1000) W runs past that, up to the law's limit: the attack works.
+#   queue lie (a 4 GB queue at every hop): the flow is held at about one
+#     MSS while the lie goes on; when the receiver stops answering, the
+#     flow falls back to loss-based control with at least the initial
+#     window and the window it had before telemetry as ssthresh, not
+#     the 2 segments the lie left.
+# Every transfer checks its bytes (sha256). The shares a lying receiver
+# takes beside honest flows are a benchmark: hpcc_forge_share.sh.
+. "$(dirname "$0")/lib.sh"
+. "$HERE/stress_lib.sh"
+. "$HERE/topo.sh"
+
+[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
+[ -x "$HERE/hpcc_forge" ] || tap_skip_all "no selftests/hpcc_forge (run make)"
+module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+P=./probe/hpcc-probe
+tmp=/tmp/hpcc_forge.$$
+MAXCAP=1000		# Mbit/s: the bound under test
+saved=""
+restore() {
+	[ -z "${fpid:-}" ] || kill "$fpid" 2>/dev/null
+	$IP netns pids $H2 2>/dev/null | xargs -r kill
+	topo_down
+	for kv in $saved; do
+		set_param ${kv%%=*} ${kv#*=}
+	done
+	rm -rf $tmp
+}
+topo_names f$$
+cleanup_trap restore
+mkdir -p $tmp
+for kv in wire_version=1 max_capacity=$MAXCAP max_growth=1000 loss_beta=700; do
+	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
+	set_param ${kv%%=*} ${kv#*=}
+done
+topo_up || { echo "# topology setup failed"; exit 1; }
+check "hpcc-probe attaches hosts and routers" topo_telemetry_up
+dd if=/dev/urandom of=$tmp/src bs=1M count=$((16 / WORK_DIV)) status=none
+dd if=/dev/urandom of=$tmp/small bs=1M count=4 status=none
+
+# forge_on MODE PORT: the lie on the receiver's egress for server PORT
+forge_on() {
+	rm -f $tmp/forge.out
+	$IP netns exec $H2 "$HERE/hpcc_forge" h2r2 "$1" "$2" >$tmp/forge.out 2>&1 &
+	fpid=$!
+	poll 10 grep -q attached $tmp/forge.out
+}
+# forge_off: the lie removed; its count in $forged
+forge_off() {
+	kill "$fpid" 2>/dev/null
+	wait "$fpid"
+	fpid=
+	forged=$(sed -n 's/^forged \([0-9]*\).*/\1/p' $tmp/forge.out)
+	forged=${forged:-0}
+}
+# xfer PORT FILE [ACTION]: FILE H1 -> H2 with hpcc, H1's flow sampled
+# every 0.1 s from /proc/net/tcp_hpcc and ss -ti into $tmp/flows.PORT and
+# $tmp/ss.PORT; ACTION runs 2 s into the transfer; 0 if the bytes arrived
+xfer() {
+	local pids
+	rm -f $tmp/dst $tmp/done.$1
+	$IP netns exec $H2 ./selftests/hpcc_xfer recv "$1" $tmp/dst &
+	pids=$!
+	wait_port $H2 "$1"
+	: >$tmp/flows.$1
+	: >$tmp/ss.$1
+	(
+		while [ ! -e $tmp/done.$1 ]; do
+			$IP netns exec $H1 awk -v p=":$1" \
+				'substr($2, length($2) - length(p) + 1) == p' \
+				/proc/net/tcp_hpcc >>$tmp/flows.$1
+			$IP netns exec $H1 ss -tin "dport = :$1" 2>/dev/null |
+				tr ' ' '\n' | grep -E '^(cwnd|ssthresh):' |
+				tr '\n' ' ' >>$tmp/ss.$1
+			echo >>$tmp/ss.$1
+			sleep 0.1
+		done
+	) &
+	pids="$pids $!"
+	if [ -n "${3:-}" ]; then
+		(sleep 2; $3) &
+		pids="$pids $!"
+	fi
+	out=$($IP netns exec $H1 ./selftests/hpcc_xfer send 10.1.3.1 "$1" "$2" hpcc)
+	touch $tmp/done.$1
+	# not a bare wait: the lie runs in the background until forge_off
+	wait $pids
+	echo "# $out"
+	[ "$(sha "$2")" = "$(sha $tmp/dst)" ]
+}
+# wmax PORT: the largest W sampled in mode hpcc; bound: 4 B T at MAXCAP
+wmax() {
+	awk '$3 == "hpcc" && $4 > m { m = $4 } END { print m + 0 }' $tmp/flows.$1
+}
+within_bounds() {	# PORT: every sample R <= MAXCAP and W <= 4 MAXCAP T
+	awk -v b=$((MAXCAP * 125000)) '
+		$3 == "hpcc" { n++
+			if ($9 > b || $4 > 4 * b * $10 / 1e6 + 1500) bad++ }
+		END { exit !(n >= 1 && !bad) }' $tmp/flows.$1
+}
+past_bounds() {		# PORT: some sample W > 4 MAXCAP T
+	awk -v b=$((MAXCAP * 125000)) '
+		$3 == "hpcc" && $4 > 4 * b * $10 / 1e6 + 1500 { hit++ }
+		END { exit !hit }' $tmp/flows.$1
+}
+
+# --- 1. the idle lie, bounded
+cap0=$(hpcc_stat ReportsCapped) used0=$(hpcc_stat ReportsUsed)
+check "idle lie attached on the receiver" forge_on idle 5600
+check "idle lie, bounds on: bytes intact" xfer 5600 $tmp/src
+forge_off
+cap=$(($(hpcc_stat ReportsCapped) - cap0)) used=$(($(hpcc_stat ReportsUsed) - used0))
+echo "# idle lie, bounds on: $forged responses forged, ReportsUsed +$used ReportsCapped +$cap, W max $(wmax 5600) B"
+check "idle lie: forged reports reached the law (forged $forged, used +$used) and were capped (+$cap)" \
+	test "$forged" -gt 5 -a "$used" -gt 5 -a "$cap" -gt 5
+check "idle lie, bounds on: R <= $MAXCAP Mbit/s and W <= 4 B T in every sample" \
+	within_bounds 5600
+
+# --- 2. the idle lie, the draft's unbounded behaviour
+for kv in max_capacity=0 max_growth=0 loss_beta=1000; do
+	set_param ${kv%%=*} ${kv#*=}
+done
+check "idle lie attached again" forge_on idle 5601
+check "idle lie, bounds off: bytes intact" xfer 5601 $tmp/src
+forge_off
+echo "# idle lie, bounds off: $forged responses forged, W max $(wmax 5601) B"
+check "idle lie, bounds off: W runs past 4 B T at $MAXCAP Mbit/s (the attack works)" \
+	past_bounds 5601
+for kv in max_capacity=$MAXCAP max_growth=1000 loss_beta=700; do
+	set_param ${kv%%=*} ${kv#*=}
+done
+
+# --- 3. the queue lie, then the receiver stops answering
+receiver_quits() {
+	$P -n $H2 host detach h2r2 >/dev/null 2>&1
+}
+tmo0=$(hpcc_stat TelemetryTimeouts)
+check "queue lie attached" forge_on queue 5602
+check "queue lie, then no answers: bytes intact" \
+	xfer 5602 $tmp/small receiver_quits
+forge_off
+tmo=$(($(hpcc_stat TelemetryTimeouts) - tmo0))
+echo "# queue lie: $forged responses forged, W max $(wmax 5602) B, TelemetryTimeouts +$tmo"
+check "queue lie: W held at about one MSS (<= 3000 B) while the lie went on" \
+	test "$forged" -gt 0 -a "$(wmax 5602)" -le 3000
+# after the fallback: loss-based, cwnd and ssthresh at least the initial
+# window (the window the flow had when telemetry began)
+check "receiver gone: the flow fell back (TelemetryTimeouts +$tmo)" \
+	test "$tmo" -ge 1
+check "after the fallback: ssthresh >= 10 wherever ss shows one (not the lie's 2)" \
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^ssthresh:/) {
+		split($i, a, ":"); n++; if (a[2] < 10) bad++ } }
+	     END { exit !(n >= 1 && !bad) }' $tmp/ss.5602
+tap_done
