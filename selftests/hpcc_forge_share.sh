@@ -6,7 +6,9 @@
 # bottleneck (topo.sh); H2 answers f1's probes through hpcc_forge (an
 # idle 4 Pbit/s path, or a 4 GB queue at every hop), with the report
 # bounds on (max_capacity 1000 Mbit/s, max_growth 1000, loss_beta 700) and
-# off (the draft's: 0, 0, 1000). Each flow's goodput over the run's second
+# off (the draft's: 0, 0, 1000), and the idle lie once more with the
+# senders' competition mode on (compete_rtts 3). Each flow's goodput over
+# the run's second
 # half (iperf3's intervals) as a multiple of the fair share (their mean),
 # FORGE_REPS runs per case (default 3): median [min-max]. Asserts only that
 # each run moved its bytes; Documentation/tcp_hpcc.rst ("Threat model")
@@ -34,7 +36,8 @@ restore() {
 topo_names g$$
 cleanup_trap restore
 mkdir -p $tmp
-for kv in wire_version=1 max_capacity=1000 max_growth=1000 loss_beta=700; do
+for kv in wire_version=1 max_capacity=1000 max_growth=1000 loss_beta=700 \
+	  compete_rtts=0; do
 	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
 done
 topo_up || { echo "# topology setup failed"; exit 1; }
@@ -100,10 +103,14 @@ spread() {
 }
 
 echo "# case: f1 / fair, f2 / fair, f3 / fair, total Mbit/s (median [min-max] of $REPS runs of $DUR s)"
-for c in none:on idle:on idle:off queue:on queue:off; do
-	lie=${c%%:*} b=${c#*:}
+# LIE:BOUNDS[:COMPETE_RTTS]; the last: the honest senders' competition
+# mode (compete_rtts, "Dynamics") against the idle lie's standing queue
+for c in none:on idle:on idle:off queue:on queue:off idle:on:3; do
+	lie=${c%%:*} b=${c#*:} comp=0
+	case $b in *:*) comp=${b#*:} b=${b%%:*} ;; esac
 	: >$tmp/case
 	bounds $b
+	set_param compete_rtts $comp
 	for rep in $(seq $REPS); do
 		if run $lie $b $rep >>$tmp/case; then
 			:
@@ -111,8 +118,8 @@ for c in none:on idle:on idle:off queue:on queue:off; do
 			echo "# $lie, bounds $b, run $rep: no result"
 		fi
 	done
-	check "$lie lie, bounds $b: $REPS runs moved their bytes" \
+	check "$lie lie, bounds $b, compete_rtts $comp: $REPS runs moved their bytes" \
 		test "$(wc -l <$tmp/case)" -eq "$REPS"
-	echo "# result $lie bounds-$b: f1 $(spread $tmp/case 1) f2 $(spread $tmp/case 2) f3 $(spread $tmp/case 3) total $(spread $tmp/case 4)"
+	echo "# result $lie bounds-$b compete-$comp: f1 $(spread $tmp/case 1) f2 $(spread $tmp/case 2) f3 $(spread $tmp/case 3) total $(spread $tmp/case 4)"
 done
 tap_done
