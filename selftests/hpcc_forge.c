@@ -19,19 +19,12 @@
 #include "hpcc_wire.h"
 #include "forge.skel.h"
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 int main(int argc, char **argv)
 {
 	struct forge_bpf *skel;
-	int ifindex, err, rc = 1;
+	int ifindex, err, sig, rc = 1;
 	unsigned int mode;
+	sigset_t set;
 
 	if (argc < 4 || argc > 5 ||
 	    (strcmp(argv[2], "idle") && strcmp(argv[2], "queue"))) {
@@ -74,12 +67,14 @@ int main(int argc, char **argv)
 				argv[1], strerror(-err));
 			goto out;
 		}
-		signal(SIGTERM, on_signal);
-		signal(SIGINT, on_signal);
+		/* blocked before "attached": a kill right after it waits */
+		sigemptyset(&set);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGINT);
+		sigprocmask(SIG_BLOCK, &set, NULL);
 		printf("attached\n");
 		fflush(stdout);
-		while (!stop)
-			pause();
+		sigwait(&set, &sig);
 		opts.prog_fd = 0;
 		opts.prog_id = 0;
 		opts.flags = 0;
