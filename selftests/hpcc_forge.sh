@@ -64,7 +64,7 @@ forge_off() {
 }
 # xfer PORT FILE [ACTION]: FILE H1 -> H2 with hpcc, H1's flow sampled
 # every 0.1 s from /proc/net/tcp_hpcc and ss -ti into $tmp/flows.PORT and
-# $tmp/ss.PORT; ACTION runs 2 s into the transfer; 0 if the bytes arrived
+# $tmp/ss.PORT; ACTION runs beside the transfer; 0 if the bytes arrived
 xfer() {
 	local pids
 	rm -f $tmp/dst $tmp/done.$1
@@ -87,7 +87,7 @@ xfer() {
 	) &
 	pids="$pids $!"
 	if [ -n "${3:-}" ]; then
-		(sleep 2; $3) &
+		$3 &
 		pids="$pids $!"
 	fi
 	out=$($IP netns exec $H1 ./selftests/hpcc_xfer send 10.1.3.1 "$1" "$2" hpcc)
@@ -140,7 +140,12 @@ for kv in max_capacity=$MAXCAP max_growth=1000 loss_beta=700; do
 done
 
 # --- 3. the queue lie, then the receiver stops answering
+# once the lie holds the flow (a sample on telemetry, and 1 s of it), the
+# receiver stops answering; "quit" marks the samples after that
 receiver_quits() {
+	poll 60 grep -q " hpcc " $tmp/flows.5602
+	sleep 1
+	echo quit >>$tmp/ss.5602
 	$P -n $H2 host detach h2r2 >/dev/null 2>&1
 }
 tmo0=$(hpcc_stat TelemetryTimeouts)
@@ -157,7 +162,8 @@ check "queue lie: W held at about one MSS (<= 3000 B) while the lie went on" \
 check "receiver gone: the flow fell back (TelemetryTimeouts +$tmo)" \
 	test "$tmo" -ge 1
 check "after the fallback: ssthresh >= 10 wherever ss shows one (not the lie's 2)" \
-	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^ssthresh:/) {
+	awk '/^quit/ { q = 1 }
+	     q { for (i = 1; i <= NF; i++) if ($i ~ /^ssthresh:/) {
 		split($i, a, ":"); n++; if (a[2] < 10) bad++ } }
 	     END { exit !(n >= 1 && !bad) }' $tmp/ss.5602
 tap_done
