@@ -609,7 +609,9 @@ static inline bool hpcc_ctl_rx_window(struct hpcc_rx_flow *st,
  * The sender's NewAck on a receiver's window: honoured as its own W would
  * be, within the same bounds as a report (a receiver gains no control in
  * this mode): B capped at max_mbps, W within [one MSS, 4 B T], a first
- * window at most the line rate B T (as a first report's), growth at most
+ * window at most the line rate B T and, where the window's U says the path
+ * queues, the law's step from the flow's bytes in flight (as a first
+ * report's; a new flow of an incast has little in flight), growth at most
  * max_growth per window and none in recovery, then R = W / T capped at B.
  * T is the sender's own. Returns false, changing nothing but the probe
  * schedule, when the window names no capacity.
@@ -641,10 +643,21 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 	    win->w_bytes << HPCC_W_SHIFT : HPCC_W_LIMIT;
 	w = hpcc_clamp(w, c.w_min, c.w_max);
 	if (!s->telemetry) {
-		uint64_t w0 = w < bdp ? w : bdp;
+		uint64_t w0 = w < bdp ? w : bdp, sent, step;
 
-		if (s->started)
+		if (s->started) {
 			w0 = ((uint64_t)tv->cwnd * tv->mss) << HPCC_W_SHIFT;
+		} else if (win->u > c.eta) {
+			/* the path queues: at most the law's step from what
+			 * this flow has in flight, as for a first report
+			 * (hpcc_law_first_w()); the receiver cannot know that
+			 */
+			sent = (uint64_t)(tv->snd_nxt - tv->snd_una) <<
+			       HPCC_W_SHIFT;
+			step = hpcc_qdiv(sent * c.eta, win->u, 0);
+			if (step < w0)
+				w0 = step;
+		}
 		hpcc_law_start(&s->law, &c, w0, tv->snd_nxt);
 		s->telemetry = true;
 		s->started = true;

@@ -573,6 +573,14 @@ static void test_rx(void)
 	win.b_mbps = 0;
 	tap_ok(!hpcc_ctl_window(&s, &b, &v, &win, 9000),
 	       "sender: a window without capacity is not used");
+	/* a new flow (10000 bytes in flight) told U = 2: the law's step */
+	memset(&s, 0, sizeof(s));
+	win.b_mbps = 10000;
+	win.w_bytes = 100000;
+	win.u = 2U << 20;
+	hpcc_ctl_window(&s, &b, &v, &win, 1000);
+	tap_ok(s.law.w >= W(4749) && s.law.w <= W(4751),
+	       "sender: a first window on a queued path: 10000 x eta / U = 4750, not 100000");
 	memset(&s, 0, sizeof(s));
 	win.b_mbps = 10000;
 	win.w_bytes = 10000000;
