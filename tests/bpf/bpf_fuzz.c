@@ -46,6 +46,7 @@
 #include <bpf/libbpf.h>
 
 #include "hpcc_maps.h"
+#include "hpcc_flowcount.h"
 #include "pkt.h"
 #include "tap.h"
 #include "hpcc_switch.skel.h"
@@ -719,6 +720,7 @@ static int ncpus;
 struct prog {
 	const char *name;
 	int fd, cnt_fd;
+	int fc_fd;			/* the host's hpcc_flowcount, or -1 */
 	uint64_t now[HPCC_CNT_MAX];	/* counters after the last packet */
 	uint64_t seen[HPCC_CNT_MAX];	/* moves this run, by counter */
 	uint64_t refused, fast, runs;
@@ -741,6 +743,43 @@ static void counters(struct prog *g, uint64_t *out)
 	for (i = 0; i < n; i++)
 		for (c = 0; c < ncpus; c++)
 			out[keys[i]] += vals[i * ncpus + c];
+}
+
+/* The host's receiver-measured N (hpcc_flowcount.h), read whole. */
+static void flowcount(struct prog *g, struct hpcc_flowcount *fc)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(g->fc_fd, &zero, fc))
+		memset(fc, 0xff, sizeof(*fc));	/* matches no model */
+}
+
+/* A version 2 response carries N: count probe @in's connection into
+ * @before the way the program must (at the epoch it moved the map to),
+ * require the map to be exactly that, and put N into @want. The other
+ * versions carry none: true.
+ */
+static bool expect_flows(const uint8_t *in, const struct parsed *p,
+			 struct hpcc_flowcount *before,
+			 const struct hpcc_flowcount *after, uint8_t *want)
+{
+	uint64_t now = after->epoch * (HPCC_FC_EPOCH_US_DEFAULT * 1000ULL);
+	uint8_t *f = want + p->pay + offsetof(struct hpcc_hdr_v2, flows);
+	uint32_t n, alen = p->v6 ? 32 : 8;
+	uint8_t t[36];
+
+	if (in[p->pay] != HPCC_WIRE_V2)
+		return true;
+	/* the tuple: addresses then ports, as the socket lookup takes them */
+	memcpy(t, in + p->l3 + (p->v6 ? 8 : 12), alen);
+	memcpy(t + alen, in + p->l4, 4);
+	hpcc_fc_add(before, now, HPCC_FC_EPOCH_US_DEFAULT * 1000ULL,
+		    hpcc_fc_hash(t, alen + 4));
+	n = hpcc_fc_flows(before, now, HPCC_FC_EPOCH_US_DEFAULT * 1000ULL);
+	f[0] = n >> 16;
+	f[1] = n >> 8;
+	f[2] = n;
+	return !memcmp(before, after, sizeof(*before)) && n > 0;
 }
 
 static void show(const char *what, struct prog *g, uint64_t idx,
@@ -800,10 +839,13 @@ static void one(struct prog *g, enum which w, uint64_t idx,
 	int ret, err, c, moved;
 	uint64_t now[HPCC_CNT_MAX];
 	const struct parsed *p = &e->p;
+	static struct hpcc_flowcount fc_before, fc_after;
 	struct pkt out;
 	uint32_t at = 0;
 	bool ok;
 
+	if (host)
+		flowcount(g, &fc_before);
 	err = run(g->fd, in, &out, &ret);
 	g->runs++;
 	if (a == ACT_REFUSED) {
@@ -840,6 +882,8 @@ static void one(struct prog *g, enum which w, uint64_t idx,
 		break;
 	case ACT_REFLECT:
 		expect_reflect(in->b, in->len, p, cfg.rd, want);
+		flowcount(g, &fc_after);
+		ok = ok && expect_flows(in->b, p, &fc_before, &fc_after, want);
 		ok = ok && same_but(want, out.b, in->len,
 				    p->v6 ? 0 : p->l3 + 10, p->v6 ? 0 : 2,
 				    p->l4 + 16, 2, &at) &&
@@ -1055,6 +1099,7 @@ int main(int argc, char **argv)
 		return tap_done();
 	hp.fd = bpf_program__fd(h->progs.hpcc_host);
 	hp.cnt_fd = bpf_map__fd(h->maps.hpcc_counters);
+	hp.fc_fd = bpf_map__fd(h->maps.hpcc_flowcount);
 	sp.fd = bpf_program__fd(s->progs.hpcc_switch);
 	ep.fd = bpf_program__fd(s->progs.hpcc_edge_in);
 	sp.cnt_fd = bpf_map__fd(s->maps.hpcc_counters);
