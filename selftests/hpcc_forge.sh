@@ -24,23 +24,17 @@ module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 P=./probe/hpcc-probe
 tmp=/tmp/hpcc_forge.$$
 MAXCAP=1000		# Mbit/s: the bound under test
-saved=""
 restore() {
 	[ -z "${fpid:-}" ] || kill "$fpid" 2>/dev/null
 	$IP netns pids $H2 2>/dev/null | xargs -r kill
 	topo_down
-	for kv in $saved; do
-		set_param ${kv%%=*} ${kv#*=}
-	done
+	params_restore
 	rm -rf $tmp
 }
 topo_names f$$
 cleanup_trap restore
 mkdir -p $tmp
-for kv in wire_version=1 max_capacity=$MAXCAP max_growth=1000 loss_beta=700; do
-	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
-	set_param ${kv%%=*} ${kv#*=}
-done
+params_set wire_version=1 max_capacity=$MAXCAP max_growth=1000 loss_beta=700
 topo_up || { echo "# topology setup failed"; exit 1; }
 check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 # 4 MB on the debug kernel: a few 0.1 s samples of the flow even there

@@ -23,23 +23,17 @@ module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 REPS=${FORGE_REPS:-3}
 DUR=${FORGE_DUR:-10}
 tmp=/tmp/hpcc_forge_share.$$
-saved=""
 restore() {
 	[ -z "${fpid:-}" ] || kill "$fpid" 2>/dev/null
 	$IP netns pids $H2 2>/dev/null | xargs -r kill
 	topo_down
-	for kv in $saved; do
-		set_param ${kv%%=*} ${kv#*=}
-	done
+	params_restore
 	rm -rf $tmp
 }
 topo_names g$$
 cleanup_trap restore
 mkdir -p $tmp
-for kv in wire_version=1 max_capacity=1000 max_growth=1000 loss_beta=700 \
-	  compete_rtts=0; do
-	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
-done
+params_save wire_version max_capacity max_growth loss_beta compete_rtts
 topo_up || { echo "# topology setup failed"; exit 1; }
 check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 
