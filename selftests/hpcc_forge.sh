@@ -24,23 +24,17 @@ module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 P=./probe/hpcc-probe
 tmp=/tmp/hpcc_forge.$$
 MAXCAP=1000		# Mbit/s: the bound under test
-saved=""
 restore() {
 	[ -z "${fpid:-}" ] || kill "$fpid" 2>/dev/null
 	$IP netns pids $H2 2>/dev/null | xargs -r kill
 	topo_down
-	for kv in $saved; do
-		set_param ${kv%%=*} ${kv#*=}
-	done
+	params_restore
 	rm -rf $tmp
 }
 topo_names f$$
 cleanup_trap restore
 mkdir -p $tmp
-for kv in wire_version=1 max_capacity=$MAXCAP max_growth=1000 loss_beta=700; do
-	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
-	set_param ${kv%%=*} ${kv#*=}
-done
+params_set wire_version=1 max_capacity=$MAXCAP max_growth=1000 loss_beta=700
 topo_up || { echo "# topology setup failed"; exit 1; }
 check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 # 4 MB on the debug kernel: a few 0.1 s samples of the flow even there
@@ -115,13 +109,17 @@ past_bounds() {		# PORT: some sample W > 4 MAXCAP T
 
 # --- 1. the idle lie, bounded
 cap0=$(hpcc_stat ReportsCapped) used0=$(hpcc_stat ReportsUsed)
+held0=$(hpcc_stat ReportsGrowthHeld)
 check "idle lie attached on the receiver" forge_on idle 5600
 check "idle lie, bounds on: bytes intact" xfer 5600 $tmp/src
 forge_off
 cap=$(($(hpcc_stat ReportsCapped) - cap0)) used=$(($(hpcc_stat ReportsUsed) - used0))
-echo "# idle lie, bounds on: $forged responses forged, ReportsUsed +$used ReportsCapped +$cap, W max $(wmax 5600) B"
+held=$(($(hpcc_stat ReportsGrowthHeld) - held0))
+echo "# idle lie, bounds on: $forged responses forged, ReportsUsed +$used ReportsCapped +$cap ReportsGrowthHeld +$held, W max $(wmax 5600) B"
 check "idle lie: forged reports reached the law (forged $forged, used +$used) and were capped (+$cap)" \
 	test "$forged" -gt 5 -a "$used" -gt 5 -a "$cap" -gt 5
+check "idle lie: max_growth held W's jump at least once (ReportsGrowthHeld +$held)" \
+	test "$held" -ge 1
 check "idle lie, bounds on: R <= $MAXCAP Mbit/s and W <= 4 B T in every sample" \
 	within_bounds 5600
 
@@ -129,10 +127,14 @@ check "idle lie, bounds on: R <= $MAXCAP Mbit/s and W <= 4 B T in every sample" 
 for kv in max_capacity=0 max_growth=0 loss_beta=1000; do
 	set_param ${kv%%=*} ${kv#*=}
 done
+cap0=$(hpcc_stat ReportsCapped)
 check "idle lie attached again" forge_on idle 5601
 check "idle lie, bounds off: bytes intact" xfer 5601 $tmp/src
 forge_off
-echo "# idle lie, bounds off: $forged responses forged, W max $(wmax 5601) B"
+cap=$(($(hpcc_stat ReportsCapped) - cap0))
+echo "# idle lie, bounds off: $forged responses forged, ReportsCapped +$cap, W max $(wmax 5601) B"
+check "idle lie, max_capacity 0: no report capped (ReportsCapped +$cap)" \
+	test "$cap" -eq 0
 check "idle lie, bounds off: W runs past 4 B T at $MAXCAP Mbit/s (the attack works)" \
 	past_bounds 5601
 for kv in max_capacity=$MAXCAP max_growth=1000 loss_beta=700; do
@@ -155,8 +157,12 @@ check "queue lie, then no answers: bytes intact" \
 forge_off
 tmo=$(($(hpcc_stat TelemetryTimeouts) - tmo0))
 echo "# queue lie: $forged responses forged, W max $(wmax 5602) B, TelemetryTimeouts +$tmo"
-check "queue lie: W held at about one MSS (<= 3000 B) while the lie went on" \
-	test "$forged" -gt 0 -a "$(wmax 5602)" -le 3000
+# at least one sample on telemetry: an empty file must not pass
+hsamples() {
+	awk '$3 == "hpcc" { n++ } END { print n + 0 }' $tmp/flows.$1
+}
+check "queue lie: W held at about one MSS (<= 3000 B) in all $(hsamples 5602) samples on telemetry" \
+	test "$forged" -gt 0 -a "$(hsamples 5602)" -ge 1 -a "$(wmax 5602)" -le 3000
 # after the fallback: loss-based, cwnd and ssthresh at least the initial
 # window (the window the flow had when telemetry began)
 check "receiver gone: the flow fell back (TelemetryTimeouts +$tmo)" \

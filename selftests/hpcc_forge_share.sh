@@ -10,7 +10,10 @@
 # senders' competition mode on (compete_rtts 3). Each flow's goodput over
 # the run's second
 # half (iperf3's intervals) as a multiple of the fair share (their mean),
-# FORGE_REPS runs per case (default 3): median [min-max]. Asserts only that
+# FORGE_REPS runs per case (default 3): median [min-max]. FORGE_MAXCAP sets
+# max_capacity for "bounds on" (Mbit/s, default 1000; the bottleneck is
+# 150), FORGE_CASES the cases (default all, LIE:BOUNDS[:COMPETE_RTTS]).
+# Asserts only that
 # each run moved its bytes; Documentation/tcp_hpcc.rst ("Threat model")
 # has the results.
 . "$(dirname "$0")/lib.sh"
@@ -21,31 +24,27 @@
 [ -x "$HERE/hpcc_forge" ] || tap_skip_all "no selftests/hpcc_forge (run make)"
 module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 REPS=${FORGE_REPS:-3}
+MAXCAP=${FORGE_MAXCAP:-1000}
+CASES=${FORGE_CASES:-none:on idle:on idle:off queue:on queue:off idle:on:3}
 DUR=${FORGE_DUR:-10}
 tmp=/tmp/hpcc_forge_share.$$
-saved=""
 restore() {
 	[ -z "${fpid:-}" ] || kill "$fpid" 2>/dev/null
 	$IP netns pids $H2 2>/dev/null | xargs -r kill
 	topo_down
-	for kv in $saved; do
-		set_param ${kv%%=*} ${kv#*=}
-	done
+	params_restore
 	rm -rf $tmp
 }
 topo_names g$$
 cleanup_trap restore
 mkdir -p $tmp
-for kv in wire_version=1 max_capacity=1000 max_growth=1000 loss_beta=700 \
-	  compete_rtts=0; do
-	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
-done
+params_save wire_version max_capacity max_growth loss_beta compete_rtts
 topo_up || { echo "# topology setup failed"; exit 1; }
 check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 
 bounds() {	# on|off
 	if [ "$1" = on ]; then
-		set_param max_capacity 1000 && set_param max_growth 1000 &&
+		set_param max_capacity $MAXCAP && set_param max_growth 1000 &&
 			set_param loss_beta 700
 	else
 		set_param max_capacity 0 && set_param max_growth 0 &&
@@ -102,10 +101,10 @@ spread() {
 		END { printf "%.2f [%.2f-%.2f]", v[int((NR + 1) / 2)], v[1], v[NR] }'
 }
 
-echo "# case: f1 / fair, f2 / fair, f3 / fair, total Mbit/s (median [min-max] of $REPS runs of $DUR s)"
+echo "# case: f1 / fair, f2 / fair, f3 / fair, total Mbit/s (median [min-max] of $REPS runs of $DUR s; bounds on: max_capacity $MAXCAP)"
 # LIE:BOUNDS[:COMPETE_RTTS]; the last: the honest senders' competition
 # mode (compete_rtts, "Dynamics") against the idle lie's standing queue
-for c in none:on idle:on idle:off queue:on queue:off idle:on:3; do
+for c in $CASES; do
 	lie=${c%%:*} b=${c#*:} comp=0
 	case $b in *:*) comp=${b#*:} b=${b%%:*} ;; esac
 	: >$tmp/case

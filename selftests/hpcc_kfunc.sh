@@ -8,20 +8,11 @@ module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 # still in telemetry mode when userspace reads it (lo's RTT is a few us).
 # max_stage 5 and the draft's EWMA over T: the hand-computed U = 0.6 takes
 # the additive branch.
-saved=""
-restore() {
-	for kv in $saved; do
-		set_param ${kv%%=*} ${kv#*=}
-	done
-}
-cleanup_trap restore
+cleanup_trap params_restore
 # the probe schedule of the draft (one per RTT, the first on the first
 # ACK), which the hand-computed reports follow
-for kv in base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1 \
-	  probe_first=0 probe_cost=0 start_hold=0; do
-	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
-	set_param ${kv%%=*} ${kv#*=}
-done
+params_set base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1 \
+	probe_first=0 probe_cost=0 start_hold=0
 "$HERE/hpcc_kfunc_test"
 rc=$?
 sed 's/^/# /' /proc/net/tcp_hpcc_stat

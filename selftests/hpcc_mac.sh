@@ -15,24 +15,18 @@ module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 [ -w $PARAMS/mac_key ] || tap_skip_all "tcp_hpcc without wire version 2"
 KEY=00112233445566778899aabbccddeeff
 tmp=/tmp/hpcc_mac.$$
-saved=""
 restore() {
 	./probe/hpcc-probe key del 0 >/dev/null 2>&1
 	./probe/hpcc-probe key del 1 >/dev/null 2>&1
-	for kv in $saved; do
-		set_param ${kv%%=*} ${kv#*=}
-	done
+	params_restore
 	rm -rf $tmp
 }
 cleanup_trap restore
 mkdir -p $tmp
 # as hpcc_kfunc.sh: T = 1 ms, hand-computed U
-for kv in base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1 \
-	  probe_first=0 probe_cost=0 start_hold=0 \
-	  wire_version=2 mac_key_id=0 mac_required=0; do
-	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
-	set_param ${kv%%=*} ${kv#*=}
-done
+params_set base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1 \
+	probe_first=0 probe_cost=0 start_hold=0 \
+	wire_version=2 mac_key_id=0 mac_required=0
 
 run() {		# MODE [KEY]: one hpcc_mac_test run, its W in $w
 	"$HERE/hpcc_mac_test" "$@" >$tmp/out 2>&1

@@ -20,23 +20,17 @@ KEY=00112233445566778899aabbccddeeff
 BAD=ffeeddccbbaa99887766554433221100
 P=./probe/hpcc-probe
 tmp=/tmp/hpcc_mac_loop.$$
-saved=""
 restore() {
 	$IP netns pids $H2 2>/dev/null | xargs -r kill
 	topo_down
 	$P key del 0 >/dev/null 2>&1
-	for kv in $saved; do
-		set_param ${kv%%=*} ${kv#*=}
-	done
+	params_restore
 	rm -rf $tmp
 }
 topo_names v$$
 cleanup_trap restore
 mkdir -p $tmp
-for kv in wire_version=2 mac_key_id=0 mac_required=0; do
-	saved="$saved ${kv%%=*}=$(cat $PARAMS/${kv%%=*})"
-	set_param ${kv%%=*} ${kv#*=}
-done
+params_set wire_version=2 mac_key_id=0 mac_required=0
 topo_up || { echo "# topology setup failed"; exit 1; }
 check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 check "key 0 set on both routers and both hosts" \

@@ -15,6 +15,33 @@ check() {
 	tap_check "$@"
 }
 
+# params_save NAME...: tcp_hpcc's parameters as they are now, for
+# params_restore (a test's cleanup); a parameter saved once keeps its
+# first value. params_set NAME=VALUE...: saved, then set.
+hpcc_saved_params=
+params_save() {
+	local n
+	for n; do
+		case " $hpcc_saved_params " in
+		*" $n="*) ;;
+		*) hpcc_saved_params="$hpcc_saved_params $n=$(cat $PARAMS/$n)" ;;
+		esac
+	done
+}
+params_set() {
+	local kv
+	for kv; do
+		params_save "${kv%%=*}"
+		set_param "${kv%%=*}" "${kv#*=}"
+	done
+}
+params_restore() {
+	local kv
+	for kv in $hpcc_saved_params; do
+		set_param "${kv%%=*}" "${kv#*=}"
+	done
+}
+
 # ns_down NS...: the namespaces deleted, after what hpcc-probe attached in
 # them (hpcc_host on any device, the hpcc_switch instance): its pinned
 # programs would outlive them, and hpcc_host's kfunc reference would keep
