@@ -52,9 +52,6 @@ struct hpcc_ctl_params {
 	uint32_t w_ai_bytes;		/* 0: BDP (1 - eta) / expected_flows */
 	uint32_t expected_flows;	/* >= 1 */
 	uint32_t base_rtt_us;		/* 0: the flow's min RTT */
-	uint32_t queue_t_us;		/* T of U's queue term, network-wide;
-					 * 0: each flow's T (the draft)
-					 */
 	uint32_t telemetry_timeout;	/* RTTs without telemetry */
 	/* Bounds on what a report can do to a flow (security: whoever
 	 * answers a probe steers the flow). 0 in each: the draft, unbounded.
@@ -277,9 +274,6 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
 	if (bdp > HPCC_W_LIMIT / HPCC_W_MAX_BDPS)
 		bdp = HPCC_W_LIMIT / HPCC_W_MAX_BDPS;
 	c->t_ns = t_ns;
-	c->q_t_ns = p->queue_t_us ?
-		    (uint64_t)(p->queue_t_us < HPCC_T_LIMIT_US ?
-			       p->queue_t_us : HPCC_T_LIMIT_US) * 1000 : 0;
 	c->eta = (uint32_t)hpcc_qdiv(p->eta_permille, 1000, HPCC_U_SHIFT);
 	c->max_stage = p->max_stage;
 	c->ewma_rtts = p->ewma_rtts;

@@ -75,9 +75,6 @@ struct hpcc_sample {
 
 struct hpcc_law_cfg {
 	uint64_t t_ns;		/* T, base RTT, 1..HPCC_T_LIMIT_NS */
-	uint64_t q_t_ns;	/* T of U's queue term, the same for every
-				 * flow of a network; 0: t_ns (the draft)
-				 */
 	uint32_t eta;		/* target utilisation, HPCC_U_SHIFT, > 0 */
 	uint32_t max_stage;	/* additive-increase stages before MI */
 	uint32_t ewma_rtts;	/* EWMA horizon of U in T, >= 1 (draft: 1) */
@@ -211,15 +208,6 @@ static inline uint64_t hpcc_queue_u(uint32_t qlen, uint32_t mbps,
 /* The same for a sample, anonymised (qlen is the drain time: qlen / T)
  * or not.
  */
-/* The T that turns a queue into U: a network-wide one makes flows of
- * different base RTTs read one queue as the same U, so that the law's
- * fixed point (W_ai in proportion to each flow's own T) is rate-fair.
- */
-static inline uint64_t hpcc_law_queue_t(const struct hpcc_law_cfg *c)
-{
-	return c->q_t_ns ? c->q_t_ns : c->t_ns;
-}
-
 static inline uint64_t hpcc_sample_queue_u(const struct hpcc_sample *x,
 					   uint32_t qlen, uint64_t t_ns)
 {
@@ -255,8 +243,7 @@ static inline uint64_t hpcc_law_first_w(const struct hpcc_law_cfg *c,
 	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++) {
 		if (!hpcc_sample_usable(&L[i]) || !L[i].qlen)
 			continue;
-		q = hpcc_sample_queue_u(&L[i], L[i].qlen,
-					hpcc_law_queue_t(c));
+		q = hpcc_sample_queue_u(&L[i], L[i].qlen, c->t_ns);
 		if (q > qmax)
 			qmax = q;
 	}
@@ -329,8 +316,7 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		if (!dt || dt > HPCC_MAX_GAP_NS || dtx > HPCC_MAX_DTX_BYTES)
 			continue;
 		minq = L[i].qlen < p->qlen ? L[i].qlen : p->qlen;
-		qterm = hpcc_sample_queue_u(&L[i], minq,
-					    hpcc_law_queue_t(c));
+		qterm = hpcc_sample_queue_u(&L[i], minq, c->t_ns);
 		/* anonymised: d(busy) / d(ts), no B */
 		if (L[i].anon)
 			rterm = hpcc_qdiv(dtx, dt, HPCC_U_SHIFT);
