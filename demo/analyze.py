@@ -1097,7 +1097,7 @@ def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
     out = ['# Benchmark results', '',
            'Written by `make bench` (`scripts/demo.sh --long`, analysis by '
            '`demo/analyze.py`); raw data and plots in `%s`.' % outdir, '']
-    if hpcc != 'hpcc':
+    if hpcc == 'hpcc-notel':
         out += ['**hpcc ran WITHOUT telemetry** (%s): the hpcc numbers are its '
                 'loss-based (Reno) fallback, not HPCC++. The targets below are '
                 'reported for that fallback and say nothing about HPCC++.' %
@@ -1253,16 +1253,17 @@ def table_head(envd, ccs, runs):
                 envd.get('rate_mbit'), envd.get('base_rtt_ms'), envd.get('netem_delay_ms'),
                 envd.get('buffer_bytes'), envd.get('ecn_k_bytes'), envd.get('kernel')),
             'Cells: mean [min-max] over repetitions. Percentiles: nearest rank.']
-    hpcc = 'hpcc' if 'hpcc' in ccs else ('hpcc-notel' if 'hpcc-notel' in ccs else None)
+    # with --hpcc-settings the default setting's column stands for hpcc
+    hpcc = next((c for c in ('hpcc', 'hpcc.default', 'hpcc-notel') if c in ccs), None)
     if hpcc == 'hpcc-notel':
         head.append('hpcc: telemetry unavailable (%s): the hpcc-notel column is '
                     "hpcc's Reno fallback, not HPCC++." % envd.get('telemetry_why', '?'))
-    if hpcc == 'hpcc':
-        blind = [r for r in runs if r['cc'] == 'hpcc' and r.get('reports_used') in ('0', '')]
+    if hpcc in ('hpcc', 'hpcc.default'):
+        blind = [r for r in runs if r['cc'] == hpcc and r.get('reports_used') in ('0', '')]
         if blind:
             head.append('WARNING: %d of %d hpcc runs used no telemetry report (%s): '
                         'those ran as loss-based fallback.' % (
-                            len(blind), sum(r['cc'] == 'hpcc' for r in runs),
+                            len(blind), sum(r['cc'] == hpcc for r in runs),
                             ' '.join('%s/r%s' % (r['scenario'], r['rep']) for r in blind)))
     if any(r['cc'] in ('bbr', 'hpcc') for r in runs):
         head.append('Paced CCs (bbr, hpcc) suffer most when the host is busy (TCG): '

@@ -457,6 +457,30 @@ class Issue11(unittest.TestCase):
         self.assertEqual(A.target_verdicts(rows), {1: False, 2: None})
 
 
+class HpccColumn(unittest.TestCase):
+    ENV = {'rate_mbit': '100', 'telemetry_why': 'no BTF'}
+
+    def test_settings_default_column_is_hpcc(self):
+        runs = [{'cc': 'hpcc.default', 'scenario': 'rttfair', 'rep': '1',
+                 'reports_used': '5'}]
+        head, hpcc = A.table_head(self.ENV, ['dctcp', 'hpcc.default', 'hpcc.w_ai=50'], runs)
+        self.assertEqual(hpcc, 'hpcc.default')
+        md = A.bench_markdown(A.Env(self.ENV), {}, '', [], [], hpcc, runs, 'o', {}, [])
+        self.assertNotIn('WITHOUT telemetry', md)
+
+    def test_fallback_column_says_so(self):
+        head, hpcc = A.table_head(self.ENV, ['dctcp', 'hpcc-notel'], [])
+        self.assertEqual(hpcc, 'hpcc-notel')
+        md = A.bench_markdown(A.Env(self.ENV), {}, '', [], [], hpcc, [], 'o', {}, [])
+        self.assertIn('WITHOUT telemetry** (no BTF)', md)
+
+    def test_no_hpcc_no_claim(self):
+        head, hpcc = A.table_head(self.ENV, ['dctcp', 'cubic'], [])
+        self.assertIsNone(hpcc)
+        md = A.bench_markdown(A.Env(self.ENV), {}, '', [], [], hpcc, [], 'o', {}, [])
+        self.assertNotIn('WITHOUT telemetry', md)
+
+
 class TapResult(unittest.TextTestResult):
     """unittest result that prints one TAP line per test."""
     n = 0
