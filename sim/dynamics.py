@@ -91,7 +91,7 @@ def metrics(run):
     tags = sorted(series)
     gp = {f: analyze.goodput_bps(series[f], *half) for f in tags}
     if base == 'many':
-        qs = analyze.queue_stats(run['queue'], 'r2d1', 1.0, dur, RATE) or {}
+        qs = analyze.queue_stats(run['queue'], 'r2d1', 0, dur, RATE) or {}
         m = {'q_p99_kb': analyze.kb(qs.get('q_p99')), 'jain': bins_jain(series, tags, *half),
              'goodput': sum(gp.values()) / RATE, 'drops': qs.get('drops')}
     elif base == 'rtt':
