@@ -720,7 +720,7 @@ static int ncpus;
 struct prog {
 	const char *name;
 	int fd, cnt_fd;
-	int fc_fd;			/* the host's hpcc_flowcount, or -1 */
+	int fc_fd;			/* the host's hpcc_flowcount */
 	uint64_t now[HPCC_CNT_MAX];	/* counters after the last packet */
 	uint64_t seen[HPCC_CNT_MAX];	/* moves this run, by counter */
 	uint64_t refused, fast, runs;
@@ -918,6 +918,12 @@ static void one(struct prog *g, enum which w, uint64_t idx,
 	if (!ok)
 		show("bytes", g, idx, in, "output differs (length %u, first "
 		     "difference at byte %u)", out.len, at);
+	/* only a reflected probe counts its connection into N */
+	if (host && a != ACT_REFLECT) {
+		flowcount(g, &fc_after);
+		if (memcmp(&fc_before, &fc_after, sizeof(fc_after)))
+			show("count", g, idx, in, "the flow count moved");
+	}
 
 	/* Exactly the counter of the rules, by one. */
 	counters(g, now);
