@@ -26,6 +26,20 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 
+# vm-run.sh under multi-threaded TCG: the qdisc and xmit tracepoints
+# enabled (recording off), so that attaching and detaching the switch
+# program never flips their static keys (Documentation/tcp_hpcc.rst,
+# "Testing").
+case " $(cat /proc/cmdline) " in
+*" vmrun.pinkeys=1 "*)
+	t=/sys/kernel/tracing
+	echo 0 >$t/tracing_on
+	for e in qdisc/qdisc_enqueue qdisc/qdisc_dequeue net/net_dev_start_xmit; do
+		echo 1 >$t/events/$e/enable 2>/dev/null || say "cannot pin $e"
+	done
+	;;
+esac
+
 # Serial lines without CR, so the host sees plain "\n" from userspace.
 stty -onlcr 2>/dev/null
 hostname vm
