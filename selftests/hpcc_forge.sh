@@ -26,7 +26,6 @@ tmp=/tmp/hpcc_forge.$$
 MAXCAP=1000		# Mbit/s: the bound under test
 restore() {
 	[ -z "${fpid:-}" ] || kill "$fpid" 2>/dev/null
-	$IP netns pids $H2 2>/dev/null | xargs -r kill
 	topo_down
 	params_restore
 	rm -rf $tmp

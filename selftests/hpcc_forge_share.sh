@@ -30,7 +30,6 @@ DUR=${FORGE_DUR:-10}
 tmp=/tmp/hpcc_forge_share.$$
 restore() {
 	[ -z "${fpid:-}" ] || kill "$fpid" 2>/dev/null
-	$IP netns pids $H2 2>/dev/null | xargs -r kill
 	topo_down
 	params_restore
 	rm -rf $tmp

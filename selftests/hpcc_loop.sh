@@ -11,7 +11,7 @@
 [ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
 module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 topo_names l$$
-cleanup_trap '$IP netns pids $H2 2>/dev/null | xargs -r kill; topo_down'
+cleanup_trap topo_down
 topo_up || { echo "# topology setup failed"; exit 1; }
 check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 # trace's probes belong to a connection: a listener for them

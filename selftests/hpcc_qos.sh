@@ -21,7 +21,7 @@ QOS_REPS=${QOS_REPS:-3}
 [ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
 module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
 topo_names q$$
-cleanup_trap '$IP netns pids $H2 2>/dev/null | xargs -r kill; topo_down'
+cleanup_trap topo_down
 topo_up || { echo "# topology setup failed"; exit 1; }
 $TC -n $R2 qdisc del dev r2h2 root &&
 $TC -n $R2 qdisc add dev r2h2 root handle 1: htb default 20 &&

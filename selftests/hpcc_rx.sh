@@ -22,7 +22,6 @@ BAD=ffeeddccbbaa99887766554433221100
 P=./probe/hpcc-probe
 tmp=/tmp/hpcc_rx.$$
 restore() {
-	$IP netns pids $H2 2>/dev/null | xargs -r kill
 	topo_down
 	$P key del 0 >/dev/null 2>&1
 	params_restore

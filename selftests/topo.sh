@@ -46,8 +46,13 @@ topo_up() {
 	$TC -n $H1 qdisc add dev h1r1 root fq
 }
 
+# the receiver's servers first (they outlive their clients), then the
+# namespaces
 topo_down() {
-	[ -z "$H1" ] || ns_down $H1 $R1 $R2 $H2
+	[ -z "$H1" ] || {
+		$IP netns pids $H2 2>/dev/null | xargs -r kill
+		ns_down $H1 $R1 $R2 $H2
+	}
 }
 
 r1_stamp() {
