@@ -32,7 +32,7 @@ case ${1:-} in
 *) echo "check: unknown argument: $1 (usage: $0 [--quick])" >&2; exit 2 ;;
 esac
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 failed_suites=()
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
@@ -55,6 +55,19 @@ suite() {
 	fi
 	echo "=== $name: $p passed, $f failed, $s skipped (exit $rc)"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	((f == 0)) || failed_suites+=("$name")
+}
+
+# A CI log is often read from its end only: repeat what each failed suite
+# said last (for a VM, the guest's console) just before the count.
+failure_tails() {
+	local name
+	for name in ${failed_suites[@]+"${failed_suites[@]}"}; do
+		echo "=== $name failed: its failing assertions, then its last 40 lines"
+		{ grep -E '^(# )*not ok [0-9]+ ' "$log/$name" | head -n 20
+		  echo ...
+		  tail -n 40 "$log/$name"; } | sed 's/^/|| /'
+	done
 }
 
 scripts/deps.sh build vm bench sim 6.12 || exit 1
@@ -113,5 +126,6 @@ else
 	failed=$((failed + 1))
 fi
 
+failure_tails
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]
