@@ -26,16 +26,22 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 
-# vm-run.sh under multi-threaded TCG: the qdisc and xmit tracepoints
-# enabled (recording off), so that attaching and detaching the switch
-# program never flips their static keys (Documentation/tcp_hpcc.rst,
-# "Testing").
+# vm-run.sh under TCG: no static key or static call that the tests would
+# flip changes for the whole run (Documentation/tcp_hpcc.rst, "Testing").
+# The qdisc and xmit trace events are enabled (recording off) in two trace
+# instances: two probes on each tracepoint keep its key on and its static
+# call on the iterator, so the switch program's own probes come and go
+# without patching the kernel's text. A clsact qdisc on a veth of ours
+# keeps the tc ingress and egress keys on while the tests' come and go.
 case " $(cat /proc/cmdline) " in
 *" vmrun.pinkeys=1 "*)
 	t=/sys/kernel/tracing
-	echo 0 >$t/tracing_on
-	for e in qdisc/qdisc_enqueue qdisc/qdisc_dequeue net/net_dev_start_xmit; do
-		echo 1 >$t/events/$e/enable 2>/dev/null || say "cannot pin $e"
+	mkdir $t/instances/vmrun-pin 2>/dev/null
+	for i in $t $t/instances/vmrun-pin; do
+		echo 0 >$i/tracing_on
+		for e in qdisc/qdisc_enqueue qdisc/qdisc_dequeue net/net_dev_start_xmit; do
+			echo 1 >$i/events/$e/enable 2>/dev/null || say "cannot pin $e in $i"
+		done
 	done
 	;;
 esac
@@ -52,6 +58,13 @@ while read -r m; do
 		*) say "insmod $m failed: $out" ;;
 		esac
 done </etc/vmrun/modules
+
+case " $(cat /proc/cmdline) " in
+*" vmrun.pinkeys=1 "*)
+	{ ip link add vmpin0 type veth peer name vmpin1 &&
+	  tc qdisc add dev vmpin0 clsact; } 2>/dev/null || say "cannot pin the tc keys"
+	;;
+esac
 
 marker=$(cat /etc/vmrun/marker 2>/dev/null || echo VMRUN-EXIT)
 

@@ -224,9 +224,11 @@ tcg_append+=" sysctl.kernel.hung_task_timeout_secs=300"
 # Multi-threaded TCG (qemu 7.2) mis-executes a static key's patch site that
 # the other vCPU runs while the key flips: 6.12 "Oops: int3", and on 6.1 a
 # soft lockup of both vCPUs in the qdisc path once (hpcc_faults.sh's
-# mid-flow switch detach). vm-init.sh then keeps the keys of the
-# tracepoints the switch program attaches to on for the whole run.
-[[ $tcg == tcg ]] && tcg_append+=" vmrun.pinkeys=1"
+# mid-flow switch detach); a CI run's VM died once mid-test without a
+# report we could read. Under TCG, vm-init.sh therefore keeps the keys and
+# static calls that the tests would flip (tracepoints of the switch
+# program, tc ingress/egress) unchanged for the whole run.
+tcg_append+=" vmrun.pinkeys=1"
 [[ $accel == kvm || $accel == tcg ]] || die "VM_ACCEL must be tcg or kvm, not $accel"
 append+=${VM_APPEND:+ $VM_APPEND}
 
