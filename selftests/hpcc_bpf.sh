@@ -6,5 +6,5 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$TOP/tests/bpf/bpf_test" ] || tap_skip_all "no tests/bpf/bpf_test (run make tests)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require module
 HPCC_BPF_DIR=$TOP/bpf exec "$TOP/tests/bpf/bpf_test"

@@ -7,7 +7,7 @@
 # a KASAN report fails the kernel-log gate.
 . "$(dirname "$0")/lib.sh"
 
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require module
 # long enough for 10000 switches; the debug kernel is several times slower
 secs=${HPCC_RACE_SECONDS:-$([ "${HPCC_DEBUG_KERNEL:-0}" = 1 ] && echo 60 || echo 10)}
 ns=ccrace$$

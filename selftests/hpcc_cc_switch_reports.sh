@@ -12,9 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$HERE/stress_lib.sh"
 
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-[ -x "$HERE/hpcc_ccswitch" ] || tap_skip_all "no selftests/hpcc_ccswitch (make -C selftests)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe hpcc_ccswitch module
 secs=${HPCC_SWITCH_SECONDS:-10}
 conns=${HPCC_SWITCH_CONNS:-4}
 a=ccswA$$ b=ccswB$$

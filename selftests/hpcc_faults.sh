@@ -25,9 +25,7 @@ BOTTLENECK_MBIT=${BOTTLENECK_MBIT:-50}
 . "$HERE/stress_lib.sh"
 . "$HERE/topo.sh"
 
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-[ -x "$HERE/hpcc_stress" ] || tap_skip_all "no selftests/hpcc_stress (make -C selftests)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe hpcc_stress module
 
 topo_names f$$
 tmp=/tmp/faults.$$

@@ -18,9 +18,7 @@
 . "$HERE/stress_lib.sh"
 . "$HERE/topo.sh"
 
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-[ -x "$HERE/hpcc_forge" ] || tap_skip_all "no selftests/hpcc_forge (run make)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe hpcc_forge module
 P=./probe/hpcc-probe
 tmp=/tmp/hpcc_forge.$$
 MAXCAP=1000		# Mbit/s: the bound under test

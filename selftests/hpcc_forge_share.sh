@@ -20,9 +20,7 @@
 . "$HERE/stress_lib.sh"
 . "$HERE/topo.sh"
 
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-[ -x "$HERE/hpcc_forge" ] || tap_skip_all "no selftests/hpcc_forge (run make)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe hpcc_forge module
 REPS=${FORGE_REPS:-3}
 MAXCAP=${FORGE_MAXCAP:-1000}
 CASES=${FORGE_CASES:-none:on idle:on idle:off queue:on queue:off idle:on:3}

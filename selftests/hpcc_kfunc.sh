@@ -3,7 +3,7 @@
 # bpf_hpcc_report() from a tc program on a live hpcc flow (hpcc_kfunc_test).
 . "$(dirname "$0")/lib.sh"
 
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require module
 # T = 1 ms for hand-computed U; a long telemetry timeout so the flow is
 # still in telemetry mode when userspace reads it (lo's RTT is a few us).
 # max_stage 5 and the draft's EWMA over T: the hand-computed U = 0.6 takes

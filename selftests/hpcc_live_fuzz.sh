@@ -10,9 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$HERE/stress_lib.sh"
 
-[ -x "$HERE/hpcc_live_fuzz" ] || tap_skip_all "no selftests/hpcc_live_fuzz (make -C selftests)"
-[ -x "$HERE/hpcc_stress" ] || tap_skip_all "no selftests/hpcc_stress (make -C selftests)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require hpcc_live_fuzz hpcc_stress module
 MIN=${FUZZ_MIN_REPORTS:-10000}
 a=fuzzA$$ b=fuzzB$$
 tmp=/tmp/fuzz.$$

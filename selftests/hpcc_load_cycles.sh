@@ -22,8 +22,7 @@
 . "$HERE/stress_lib.sh"
 
 [ -r "$HPCC_KO" ] || tap_skip_all "no $HPCC_KO (run make)"
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-[ -x "$HERE/hpcc_stress" ] || tap_skip_all "no selftests/hpcc_stress (make -C selftests)"
+require probe hpcc_stress
 # 100 in all on both kernels; the debug kernel's are mostly plain, since
 # every program cycle loads and verifies a BPF object (seconds there)
 if [ "$WORK_DIV" -eq 1 ]; then

@@ -8,8 +8,7 @@
 . "$HERE/stress_lib.sh"
 . "$HERE/topo.sh"
 
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe module
 topo_names l$$
 cleanup_trap topo_down
 topo_up || { echo "# topology setup failed"; exit 1; }

@@ -10,8 +10,7 @@
 # first without a key, where it reaches the window, then with one.
 . "$(dirname "$0")/lib.sh"
 
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe module
 [ -w $PARAMS/mac_key ] || tap_skip_all "tcp_hpcc without wire version 2"
 KEY=00112233445566778899aabbccddeeff
 tmp=/tmp/hpcc_mac.$$

@@ -13,8 +13,7 @@
 . "$HERE/stress_lib.sh"
 . "$HERE/topo.sh"
 
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe module
 [ -w $PARAMS/mac_key ] || tap_skip_all "tcp_hpcc without wire version 2"
 KEY=00112233445566778899aabbccddeeff
 BAD=ffeeddccbbaa99887766554433221100

@@ -6,8 +6,7 @@
 # jiffy. Probes held back by the budget are not counted as lost.
 . "$(dirname "$0")/lib.sh"
 
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe module
 a1=budA1$$ a2=budA2$$ b1=budB1$$ b2=budB2$$
 saved=$(cat $PARAMS/probe_limit)
 cleanup() {

@@ -18,8 +18,7 @@ PORT_MBIT=$((10 / WORK_DIV))
 [ "$PORT_MBIT" -ge 2 ] || PORT_MBIT=2
 CLASS_MBIT=$((PORT_MBIT / 2))
 QOS_REPS=${QOS_REPS:-3}
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe module
 topo_names q$$
 cleanup_trap topo_down
 topo_up || { echo "# topology setup failed"; exit 1; }

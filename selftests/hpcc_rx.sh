@@ -14,8 +14,7 @@
 . "$HERE/stress_lib.sh"
 . "$HERE/topo.sh"
 
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe module
 [ -w $PARAMS/rx_window ] || tap_skip_all "tcp_hpcc without Rx-HPCC"
 KEY=00112233445566778899aabbccddeeff
 BAD=ffeeddccbbaa99887766554433221100

@@ -19,9 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$HERE/stress_lib.sh"
 
-[ -x ./probe/hpcc-probe ] || tap_skip_all "no probe/hpcc-probe (run make)"
-[ -x "$HERE/hpcc_stress" ] || tap_skip_all "no selftests/hpcc_stress (make -C selftests)"
-module_loaded || load_module || tap_skip_all "tcp_hpcc not loadable"
+require probe hpcc_stress module
 
 FLOWS=${STRESS_FLOWS:-1000}
 FLOW_BYTES=${STRESS_FLOW_BYTES:-4096}	# + (id % 64) * 257 each

@@ -10,6 +10,23 @@ TOP=$(cd "$HERE/.." && pwd)
 . "$TOP/scripts/lib/netns.sh"
 . "$TOP/scripts/lib/module.sh"
 
+# require WHAT...: skip the whole test unless each is there, in order:
+# "probe" (probe/hpcc-probe), "module" (tcp_hpcc loaded, or loaded now),
+# or the name of a helper program built in selftests/.
+require() {
+	local r
+	for r; do
+		case $r in
+		probe) [ -x "$TOP/probe/hpcc-probe" ] ||
+			tap_skip_all "no probe/hpcc-probe (run make)" ;;
+		module) module_loaded || load_module ||
+			tap_skip_all "tcp_hpcc not loadable" ;;
+		*) [ -x "$HERE/$r" ] ||
+			tap_skip_all "no selftests/$r (make -C selftests)" ;;
+		esac
+	done
+}
+
 # check DESCRIPTION COMMAND...: one TAP line from the command's status
 check() {
 	tap_check "$@"
