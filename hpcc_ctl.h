@@ -76,6 +76,9 @@ struct hpcc_ctl_params {
 					 */
 	uint32_t compete_queue;		/* standing queue, per mille of B T */
 	uint32_t compete_hold;		/* RTTs competing before a trial */
+	uint32_t first_share;		/* a new flow's first W at most B T
+					 * over this (0, 1: B T)
+					 */
 	uint32_t first_bound;		/* a new flow's first W at most this
 					 * many times its bytes in flight
 					 */
@@ -92,6 +95,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_COMPETE_RTTS	0
 #define HPCC_DEF_COMPETE_QUEUE	1000
 #define HPCC_DEF_COMPETE_HOLD	1000
+#define HPCC_DEF_FIRST_SHARE	0
 #define HPCC_DEF_FIRST_BOUND	0
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
@@ -437,13 +441,15 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 }
 
 /*
- * A new flow's first W: hpcc_law_first_w(), within first_bound times the
- * bytes it has in flight. A probe that left with the flow's first data
- * (probe_first) passed the bottleneck ahead of that data and of the other
- * new flows' initial windows: "no queue" in its report does not mean the
- * path is idle, and 16 new flows each taking the line rate at once fill
- * the buffer. Within the bound the law's own steps take W to the line rate
- * in a few reports where the path is idle.
+ * A new flow's first W: hpcc_law_first_w(), at most B T / first_share and
+ * within first_bound times the bytes it has in flight. A probe that left
+ * with the flow's first data (probe_first) passed the bottleneck ahead of
+ * that data and of the other new flows' initial windows: "no queue" in its
+ * report does not mean the path is idle, and 16 new flows each taking the
+ * line rate at once fill the buffer; first_share new flows starting
+ * together take one B T between them. Within these bounds the law's own
+ * steps (max_growth per report) take W to the line rate in a few reports
+ * where the path is idle.
  */
 static inline uint64_t hpcc_ctl_first_w(const struct hpcc_ctl_params *p,
 					const struct hpcc_law_cfg *c,
@@ -454,6 +460,11 @@ static inline uint64_t hpcc_ctl_first_w(const struct hpcc_ctl_params *p,
 	uint64_t w = hpcc_law_first_w(c, L, nhops, bdp, sent);
 	uint64_t most, r = HPCC_U_ONE;
 
+	if (p->first_share > 1) {
+		most = hpcc_qdiv(bdp, p->first_share, 0);
+		if (w > most)
+			w = most;
+	}
 	if (!p->first_bound || !sent)
 		return w;
 	/* R = W / T at most the rate the flow delivers: sent per srtt */

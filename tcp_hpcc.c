@@ -166,6 +166,8 @@ HPCC_PARAM(start_hold, HPCC_DEF_START_HOLD, 0, 1,
 	   "1: a new flow keeps its initial window until its first report");
 HPCC_PARAM(probe_first, HPCC_DEF_PROBE_FIRST, 0, 1,
 	   "1: the first probe leaves with the first data");
+HPCC_PARAM(first_share, HPCC_DEF_FIRST_SHARE, 0, 1024,
+	   "a new flow's first W at most B T over this; 0: B T, the line rate");
 HPCC_PARAM(first_bound, HPCC_DEF_FIRST_BOUND, 0, 1024,
 	   "a new flow's first W at most this many times its delivery; 0: line rate");
 HPCC_PARAM(probe_cost, HPCC_DEF_PROBE_COST, 0, 1000,
@@ -411,6 +413,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->loss_beta = READ_ONCE(hpcc_loss_beta);
 	p->start_hold = READ_ONCE(hpcc_start_hold);
 	p->probe_first = READ_ONCE(hpcc_probe_first);
+	p->first_share = READ_ONCE(hpcc_first_share);
 	p->first_bound = READ_ONCE(hpcc_first_bound);
 	p->probe_cost = READ_ONCE(hpcc_probe_cost);
 	p->compete_rtts = READ_ONCE(hpcc_compete_rtts);

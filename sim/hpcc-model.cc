@@ -33,7 +33,7 @@ int g_hpcc_no_bounds;
     {"start_hold", &p.start_hold}, {"probe_first", &p.probe_first},                            \
         {"probe_cost", &p.probe_cost}, {"compete_rtts", &p.compete_rtts},                  \
         {"compete_queue", &p.compete_queue}, {"compete_hold", &p.compete_hold},                \
-        {"first_bound", &p.first_bound},
+        {"first_bound", &p.first_bound}, {"first_share", &p.first_share},
 
 static struct hpcc_ctl_params
 ModuleDefaults()
@@ -60,6 +60,7 @@ ModuleDefaults()
     p.compete_queue = HPCC_DEF_COMPETE_QUEUE;
     p.compete_hold = HPCC_DEF_COMPETE_HOLD;
     p.first_bound = HPCC_DEF_FIRST_BOUND;
+    p.first_share = HPCC_DEF_FIRST_SHARE;
     return p;
 }
 

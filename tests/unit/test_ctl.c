@@ -300,6 +300,25 @@ static void test_start(void)
 	memset(&s, 0, sizeof(s));
 	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000) &&
 	       s.law.w == W(125000), "first_bound: never above the law's own start");
+	p.first_bound = 0;
+
+	/* first_share: B T = 125000 bytes shared by that many new flows */
+	p.first_share = 16;
+	memset(&s, 0, sizeof(s));
+	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000) &&
+	       s.law.w == W(125000) / 16, "first_share 16: the first W is B T / 16");
+	p.first_share = 1;
+	memset(&s, 0, sizeof(s));
+	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000) &&
+	       s.law.w == W(125000), "first_share 1: the first W is B T");
+	/* a queue of B T: the law's step from 10000 in flight, 0.95 x 10000 / 2 */
+	L[0] = hop(1000, 0, 125000, 1000);
+	p.first_share = 4;
+	memset(&s, 0, sizeof(s));
+	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000) &&
+	       s.law.w > W(4700) && s.law.w < W(4800),
+	       "first_share: a queued path keeps the law's smaller step");
+	p.first_share = 0;
 }
 
 static void test_probe_cost(void)
