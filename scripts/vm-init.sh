@@ -25,6 +25,7 @@ mount -t bpf bpf /sys/fs/bpf || say "no bpffs"
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+cmdline=" $(cat /proc/cmdline) "
 
 # vm-run.sh under TCG: no static key or static call that the tests would
 # flip changes for the whole run (Documentation/tcp_hpcc.rst, "Testing").
@@ -33,7 +34,7 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 # call on the iterator, so the switch program's own probes come and go
 # without patching the kernel's text. A clsact qdisc on a veth of ours
 # keeps the tc ingress and egress keys on while the tests' come and go.
-case " $(cat /proc/cmdline) " in
+case $cmdline in
 *" vmrun.pinkeys=1 "*)
 	t=/sys/kernel/tracing
 	mkdir $t/instances/vmrun-pin 2>/dev/null
@@ -59,7 +60,7 @@ while read -r m; do
 		esac
 done </etc/vmrun/modules
 
-case " $(cat /proc/cmdline) " in
+case $cmdline in
 *" vmrun.pinkeys=1 "*)
 	{ ip link add vmpin0 type veth peer name vmpin1 &&
 	  tc qdisc add dev vmpin0 clsact; } 2>/dev/null || say "cannot pin the tc keys"
@@ -69,7 +70,7 @@ esac
 marker=$(cat /etc/vmrun/marker 2>/dev/null || echo VMRUN-EXIT)
 
 # vm-run.sh's KVM probe: only prove that the guest reaches userspace.
-case " $(cat /proc/cmdline) " in
+case $cmdline in
 *" vmrun.probe=1 "*)
 	printf '\n%s rc=0\n' "$marker"
 	poweroff -f
