@@ -71,8 +71,8 @@ struct hpcc_ctl_params {
 	uint32_t probe_cost;		/* probe + response bytes per mille of
 					 * the data sent between probes
 					 */
-	uint32_t compete_rtts;		/* reports with a standing queue
-					 * before loss-based competition
+	uint32_t compete_rtts;		/* T of a standing queue before
+					 * loss-based competition
 					 */
 	uint32_t compete_queue;		/* standing queue, per mille of B T */
 	uint32_t compete_hold;		/* RTTs competing before a trial */
@@ -125,6 +125,10 @@ struct hpcc_ctl {
 	uint32_t events;		/* HPCC_EV_* of the last report */
 	uint32_t probe_nxt;		/* snd_nxt when the last probe left */
 	uint32_t standing;		/* reports in a row with a standing queue */
+	uint32_t trial_cwnd;		/* cwnd when the law's trial began; 0:
+					 * not in a trial
+					 */
+	uint64_t standing_ns;		/* when the standing queue was first seen */
 	uint64_t queue_u;		/* the largest queue last report, U units */
 	uint64_t compete_until_ns;	/* competing (loss-based) until then */
 	bool telemetry;			/* the law owns cwnd and pacing */
@@ -367,15 +371,22 @@ static inline uint64_t hpcc_ctl_queue_u(const struct hpcc_law_cfg *c,
 
 /*
  * Competition (compete_rtts > 0): HPCC flows drain a bottleneck's queue
- * within a few RTTs of backing off; a queue of at least compete_queue per
- * mille of B T that has not shrunk in compete_rtts reports in a row while
- * the law runs is held by traffic that does not back off (loss-based TCP
- * beside us). The flow
+ * within a few RTTs of backing off. A queue of at least compete_queue per
+ * mille of B T that has not shrunk from one report to the next for
+ * compete_rtts T (and HPCC_COMPETE_REPORTS reports) while the law runs is
+ * held by traffic that does not back off (loss-based TCP beside us): a
+ * time, not a count of reports, because a flow the law has throttled
+ * probes seldom (probe_cost), and long enough that the law's own
+ * transients (a burst of new flows, delay jitter) drain first. The flow
  * then competes loss-based (HPCC_EV_COMPETE: the caller leaves telemetry)
- * for compete_hold RTTs, then tries the law again: reports in between
- * count nothing but the standing queue. Returns true when the report was
- * taken by it (the law must not run).
+ * for compete_hold T; reports in between count nothing. Then a trial: the
+ * law runs again and backs off; a queue that stays at the threshold
+ * through HPCC_COMPETE_REPORTS reports of the trial did not drain when we
+ * did, so the flow competes again at once, from the window it had. Returns
+ * true when the report was taken by it (the law must not run).
  */
+#define HPCC_COMPETE_REPORTS	3
+
 /* Half of B T plus the largest queue, in segments of @mss (>= 1). */
 static inline uint64_t hpcc_ctl_share(const struct hpcc_law_cfg *c,
 				      const struct hpcc_sample *L,
@@ -400,40 +411,63 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 				    const struct hpcc_law_cfg *c,
 				    const struct hpcc_sample *L,
 				    unsigned int nhops, uint32_t mss,
-				    uint64_t now)
+				    uint32_t cwnd, uint64_t now)
 {
-	uint64_t thresh, q;
+	uint64_t thresh, q, share;
+	bool fire;
 
 	if (!p->compete_rtts) {
 		s->competing = false;
+		s->trial_cwnd = 0;
 		return false;
 	}
 	thresh = hpcc_qdiv(p->compete_queue, 1000, HPCC_U_SHIFT);
 	q = hpcc_ctl_queue_u(c, L, nhops);
-	/* standing: above the threshold and not draining */
-	if (q >= thresh && q >= s->queue_u)
-		s->standing++;
-	else
-		s->standing = 0;
-	s->queue_u = q;
 	if (s->competing) {
 		if ((int64_t)(now - s->compete_until_ns) < 0) {
 			s->last_report_ns = now;
 			return true;
 		}
 		s->competing = false;	/* a trial of the law */
+		s->trial_cwnd = cwnd ? cwnd : 1;
 		s->standing = 0;
-		return false;
 	}
-	if (!s->telemetry || s->standing < p->compete_rtts)
+	if (s->trial_cwnd) {
+		/* in a trial: did the queue drain when the law backed off? */
+		if (q < thresh) {
+			s->trial_cwnd = 0;
+			s->standing = 0;
+		} else {
+			s->standing++;
+		}
+		s->queue_u = q;
+		fire = s->standing >= HPCC_COMPETE_REPORTS;
+	} else {
+		/* standing: above the threshold and not draining */
+		if (q >= thresh && q >= s->queue_u) {
+			if (!s->standing++)
+				s->standing_ns = now;
+		} else {
+			s->standing = 0;
+		}
+		s->queue_u = q;
+		fire = s->telemetry && s->standing >= HPCC_COMPETE_REPORTS &&
+		       now - s->standing_ns >=
+		       (uint64_t)p->compete_rtts * c->t_ns;
+	}
+	if (!fire)
 		return false;
 	s->competing = true;
 	s->standing = 0;
 	s->compete_until_ns = now + (uint64_t)p->compete_hold * c->t_ns;
 	/* hpcc_ctl_fallback() slow-starts up to cwnd_before: half of what the
-	 * path holds, B T plus the standing queue, as a fair share of two
+	 * path holds, B T plus the standing queue, as a fair share of two, or
+	 * the window the flow had when its trial began
 	 */
-	s->cwnd_before = (uint32_t)hpcc_ctl_share(c, L, nhops, mss);
+	share = hpcc_ctl_share(c, L, nhops, mss);
+	s->cwnd_before = (uint32_t)(share > s->trial_cwnd ? share :
+				    s->trial_cwnd);
+	s->trial_cwnd = 0;
 	s->telemetry = false;
 	s->events |= HPCC_EV_COMPETE;
 	s->last_report_ns = now;
@@ -509,7 +543,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	if (!bdp)
 		return false;
 	hpcc_ctl_law_cfg(p, tv->mss, bdp, t_ns, &c);
-	if (hpcc_ctl_compete(s, p, &c, L, nhops, tv->mss, now))
+	if (hpcc_ctl_compete(s, p, &c, L, nhops, tv->mss, tv->cwnd, now))
 		return true;
 	if (!s->telemetry) {
 		uint64_t w0;

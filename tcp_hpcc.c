@@ -173,7 +173,7 @@ HPCC_PARAM(first_bound, HPCC_DEF_FIRST_BOUND, 0, 1024,
 HPCC_PARAM(probe_cost, HPCC_DEF_PROBE_COST, 0, 1000,
 	   "probe and response bytes per mille of the data sent; 0: one per RTT");
 HPCC_PARAM(compete_rtts, HPCC_DEF_COMPETE_RTTS, 0, 1000,
-	   "reports with a standing queue before competing loss-based; 0: never");
+	   "base RTTs (T) of a standing queue before competing loss-based; 0: never");
 HPCC_PARAM(compete_queue, HPCC_DEF_COMPETE_QUEUE, 1, 100000,
 	   "standing queue for compete_rtts, per mille of the BDP");
 HPCC_PARAM(compete_hold, HPCC_DEF_COMPETE_HOLD, 1, 100000,

@@ -348,6 +348,20 @@ static void test_probe_cost(void)
 	       "probe_cost: a lost probe is retried on the time rule alone");
 }
 
+/* One report of a 1000 Mbit/s hop with @qlen queued, 1 ms after the last. */
+static bool compete_report(struct hpcc_ctl *s, const struct hpcc_ctl_params *p,
+			   const struct hpcc_tcp_view *v, uint64_t *t,
+			   uint64_t *tx, uint32_t qlen, uint64_t gap_ns)
+{
+	struct hpcc_sample L[1];
+
+	*t += gap_ns;
+	*tx += 125000 * (gap_ns / 1000000);
+	L[0] = hop(*t, *tx, qlen, 1000);
+	hpcc_ctl_report(s, p, v, L, 1, 40000, *t);
+	return s->events & HPCC_EV_COMPETE;
+}
+
 static void test_compete(void)
 {
 	struct hpcc_ctl_params p = params;
@@ -355,54 +369,72 @@ static void test_compete(void)
 		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
 		.min_rtt_us = 1000, .srtt_ns = 1000000,
 	};
-	struct hpcc_sample L[1];
+	const uint64_t ms = 1000000;
 	struct hpcc_ctl s;
 	uint64_t t = 1000, tx = 0;
 	int i, fired = 0;
 
+	/* T = 1 ms, B T = 125000: a standing queue of 200000 bytes */
 	p.compete_rtts = 3;
 	p.compete_queue = 1000;
 	p.compete_hold = 100;
 	memset(&s, 0, sizeof(s));
-	/* B T = 125000: a standing queue of 200000 bytes */
-	for (i = 0; i < 2; i++, t += 1000000, tx += 125000) {
-		L[0] = hop(t, tx, 200000, 1000);
-		hpcc_ctl_report(&s, &p, &v, L, 1, 40000, t);
-		fired |= !!(s.events & HPCC_EV_COMPETE);
-	}
-	tap_ok(!fired && s.telemetry && s.standing == 2,
-	       "compete: not before compete_rtts reports with a standing queue");
-	L[0] = hop(t, tx, 200000, 1000);
-	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, t) &&
-	       (s.events & HPCC_EV_COMPETE) && !s.telemetry && s.competing &&
+	for (i = 0; i < 3; i++)
+		fired |= compete_report(&s, &p, &v, &t, &tx, 200000, ms);
+	tap_ok(!fired && s.telemetry && s.standing == 3,
+	       "compete: not before the queue has stood compete_rtts T");
+	tap_ok(compete_report(&s, &p, &v, &t, &tx, 200000, ms) &&
+	       !s.telemetry && s.competing &&
 	       s.cwnd_before == (125000 + 200000) / 2 / 1000 &&
-	       s.compete_until_ns == t + 100 * 1000000ULL,
-	       "compete: the third fires; a fair share of B T + queue, for compete_hold T");
-	t += 1000000;
-	tx += 125000;
-	L[0] = hop(t, tx, 0, 1000);
-	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, t) && !s.telemetry &&
-	       !(s.events & HPCC_EV_COMPETE) && s.last_report_ns == t,
+	       s.compete_until_ns == t + 100 * ms,
+	       "compete: after 3 T it fires; a fair share of B T + queue, for compete_hold T");
+	tap_ok(!compete_report(&s, &p, &v, &t, &tx, 0, ms) && !s.telemetry &&
+	       s.last_report_ns == t,
 	       "compete: reports while competing leave the law off");
-	t += 100 * 1000000ULL;
-	L[0] = hop(t, tx, 0, 1000);
-	tap_ok(hpcc_ctl_report(&s, &p, &v, L, 1, 40000, t) && s.telemetry &&
-	       !s.competing, "compete: after compete_hold the law is tried again");
+
+	/* the trial: the law again; a queue that does not drain when it backs
+	 * off sends the flow back at once, to the window it had
+	 */
+	v.cwnd = 300;
+	fired = compete_report(&s, &p, &v, &t, &tx, 200000, 100 * ms);
+	tap_ok(!fired && s.telemetry && !s.competing && s.trial_cwnd == 300,
+	       "compete: after compete_hold the law is tried again");
+	fired = compete_report(&s, &p, &v, &t, &tx, 200000, ms);
+	tap_ok(!fired && s.telemetry, "compete: a trial waits for its third report");
+	tap_ok(compete_report(&s, &p, &v, &t, &tx, 200000, ms) &&
+	       s.competing && s.cwnd_before == 300 && !s.trial_cwnd,
+	       "compete: a queue that stood through the trial: back at the trial's window");
+	fired = compete_report(&s, &p, &v, &t, &tx, 200000, 100 * ms);
+	fired |= compete_report(&s, &p, &v, &t, &tx, 0, ms);
+	tap_ok(!fired && s.telemetry && !s.trial_cwnd && !s.standing,
+	       "compete: a queue that drained in the trial ends it");
+	for (i = 0; i < 3; i++)
+		fired |= compete_report(&s, &p, &v, &t, &tx, 200000, ms);
+	tap_ok(!fired && s.telemetry,
+	       "compete: after a drained trial, the full compete_rtts again");
+
+	/* a flow the law throttled reports seldom: time counts, not reports */
+	memset(&s, 0, sizeof(s));
+	fired = compete_report(&s, &p, &v, &t, &tx, 200000, ms);
+	fired |= compete_report(&s, &p, &v, &t, &tx, 200000, 5 * ms);
+	tap_ok(!fired, "compete: two reports are not enough, whatever their span");
+	tap_ok(compete_report(&s, &p, &v, &t, &tx, 200000, 5 * ms),
+	       "compete: three reports over compete_rtts T fire");
 
 	/* a queue that drains (HPCC's own) never fires */
 	memset(&s, 0, sizeof(s));
-	for (i = 0, fired = 0; i < 20; i++, t += 1000000, tx += 125000) {
-		L[0] = hop(t, tx, i % 3 == 2 ? 0 : 200000, 1000);
-		hpcc_ctl_report(&s, &p, &v, L, 1, 40000, t);
-		fired |= !!(s.events & HPCC_EV_COMPETE);
-	}
-	tap_ok(!fired && s.telemetry, "compete: a queue that drains does not fire");
+	for (i = 0, fired = 0; i < 20; i++)
+		fired |= compete_report(&s, &p, &v, &t, &tx,
+					i % 3 == 2 ? 0 : 200000, ms);
+	tap_ok(!fired && s.telemetry, "compete: a queue that empties does not fire");
 	memset(&s, 0, sizeof(s));
-	for (i = 0, fired = 0; i < 20; i++, t += 1000000, tx += 125000) {
-		L[0] = hop(t, tx, 200000, 1000);
-		hpcc_ctl_report(&s, &params, &v, L, 1, 40000, t);
-		fired |= !!(s.events & HPCC_EV_COMPETE);
-	}
+	for (i = 0, fired = 0; i < 20; i++)
+		fired |= compete_report(&s, &p, &v, &t, &tx,
+					400000 - i * 10000, ms);
+	tap_ok(!fired && s.telemetry, "compete: a queue that shrinks does not fire");
+	memset(&s, 0, sizeof(s));
+	for (i = 0, fired = 0; i < 20; i++)
+		fired |= compete_report(&s, &params, &v, &t, &tx, 200000, ms);
 	tap_ok(!fired && s.telemetry && !s.competing,
 	       "compete_rtts 0: never, whatever the queue");
 }
