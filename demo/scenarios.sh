@@ -198,7 +198,7 @@ for kv in "profile,$profile" "kernel,$(uname -r)" "cpus,$(nproc)" \
 		for p in *; do [ -r $p ] && printf '%s=%s ' $p "$(cat $p)"; done)"; do
 	emit_row env.csv "$kv"
 done
-emit_row runs.csv "scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s,reports_accepted,reorder,jitter"
+emit_row runs.csv "scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s,reports_accepted,reorder,jitter,compete"
 
 # ---- one run -------------------------------------------------------------------
 # start_clients TAG NS ARGS...: one fctgen client in NS, outputs in $R
@@ -325,7 +325,7 @@ reports_used() {
 }
 
 run_one() {	# scen cc rep
-	local t_run=$SECONDS label=$cc qdevs="r2d1" f p0 u0 a0 p1 u1 a1 ok n snap qpid qdur
+	local t_run=$SECONDS label=$cc qdevs="r2d1" f p0 u0 a0 c0 c1 p1 u1 a1 ok n snap qpid qdur
 	local qpid1= ro0 ro1 jit=-
 	nrun=$((nrun + 1))
 	[ $cc = hpcc ] && [ $TEL = 0 ] && label=hpcc-notel
@@ -350,9 +350,10 @@ run_one() {	# scen cc rep
 	*) dc_bottleneck droptail && dc_ecn 2 ;;
 	esac
 	case $scen in websearch | jwebsearch | parking) qdevs="r2d1 r2d2" ;; esac
-	p0=0 u0=0 a0=0
+	p0=0 u0=0 a0=0 c0=0
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
 		p0=$(hpcc_stat ProbesSent) u0=$(reports_used) a0=$(hpcc_stat ReportsAccepted)
+		c0=$(hpcc_stat CompeteEntered)
 	fi
 	ro0=$(reorder_events)
 
@@ -385,9 +386,10 @@ run_one() {	# scen cc rep
 	sleep 0.2
 	kill $qpid $qpid1 2>/dev/null
 	wait $qpid $qpid1 $snap
-	p1=0 u1=0 a1=0
+	p1=0 u1=0 a1=0 c1=0
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
 		p1=$(hpcc_stat ProbesSent) u1=$(reports_used) a1=$(hpcc_stat ReportsAccepted)
+		c1=$(hpcc_stat CompeteEntered)
 	fi
 	ro1=$(reorder_events)
 	case $scen in
@@ -413,7 +415,7 @@ run_one() {	# scen cc rep
 	[ -s $R/err ] && sed 's/^/# demo:   stderr: /' $R/err | head -n 5
 	n=$(cat $R/flows.* | wc -l)
 	ok=$(cat $R/flows.* | grep -c ',ok$')
-	emit_row runs.csv "$scen,$label,$rep,$seed,$DUR,$([ $cc = hpcc ] && echo $TEL || echo -),$((p1 - p0)),$((u1 - u0)),$n,$ok,$((SECONDS - t_run)),$((a1 - a0)),$((ro1 - ro0)),$jit"
+	emit_row runs.csv "$scen,$label,$rep,$seed,$DUR,$([ $cc = hpcc ] && echo $TEL || echo -),$((p1 - p0)),$((u1 - u0)),$n,$ok,$((SECONDS - t_run)),$((a1 - a0)),$((ro1 - ro0)),$jit,$((c1 - c0))"
 	# progress: utilization, queue, drops of r2d1 over the run
 	say "[$nrun/$total_runs] $scen $label rep $rep/$reps: $(awk -F, -v rate=$DC_RATE_MBIT -v dur=$DUR '
 		$2 == "r2d1" && $1 >= 0 && $1 <= dur { if (!n++) { t0 = $1; b0 = $6; d0 = $5 }
