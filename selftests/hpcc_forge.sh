@@ -12,6 +12,8 @@
 #     flow falls back to loss-based control with at least the initial
 #     window and the window it had before telemetry as ssthresh, not
 #     the 2 segments the lie left.
+#   the queue lie again with the competition mode on: the flow turns
+#     loss-based (CompeteEntered).
 # Every transfer checks its bytes (sha256). The shares a lying receiver
 # takes beside honest flows are a benchmark: hpcc_forge_share.sh.
 . "$(dirname "$0")/lib.sh"
@@ -31,7 +33,11 @@ restore() {
 topo_names f$$
 cleanup_trap restore
 mkdir -p $tmp
-params_set wire_version=1 max_capacity=$MAXCAP max_growth=1000 loss_beta=700
+# the law's bounds alone: the competition mode (section 4) would take the
+# queue lie's standing queue for a loss-based neighbour
+compete0=$(cat $PARAMS/compete_rtts)
+params_set wire_version=1 max_capacity=$MAXCAP max_growth=1000 loss_beta=700 \
+	compete_rtts=0
 topo_up || { echo "# topology setup failed"; exit 1; }
 check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 # 4 MB on the debug kernel: a few 0.1 s samples of the flow even there;
@@ -181,4 +187,23 @@ check "after the fallback: ssthresh >= 10 in the first sample in Reno (not the l
 		if ($i ~ /^ssthresh:/) { split($i, a, ":"); s = a[2] }
 		if (s != "") exit }
 	     END { exit !(s != "" && s >= 10) }' $tmp/ss.5602
+
+# --- 4. the queue lie with the competition mode on (the default, if it is
+# on): the lie's standing queue outlasts compete_rtts T, so the flow turns
+# loss-based, as beside any loss-based TCP; the lie buys it no more than
+# such a neighbour has
+if [ "$compete0" -gt 0 ]; then
+	set_param compete_rtts $compete0
+	c0=$(hpcc_stat CompeteEntered)
+	check "the receiver answers again" $P -n $H2 host attach h2r2
+	check "queue lie attached (competition on)" forge_on queue 5603
+	check "queue lie, competition on: bytes intact" xfer 5603 $tmp/src
+	forge_off
+	c=$(($(hpcc_stat CompeteEntered) - c0))
+	echo "# queue lie, competition on: $forged responses forged, CompeteEntered +$c"
+	check "queue lie, competition on: the flow went loss-based (CompeteEntered +$c)" \
+		test "$c" -ge 1
+else
+	tap_skip "queue lie, competition on" "compete_rtts is 0"
+fi
 tap_done

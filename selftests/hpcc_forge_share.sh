@@ -7,7 +7,8 @@
 # idle 4 Pbit/s path, or a 4 GB queue at every hop), with the report
 # bounds on (max_capacity 1000 Mbit/s, max_growth 1000, loss_beta 700) and
 # off (the draft's: 0, 0, 1000), and the idle lie once more with the
-# senders' competition mode on (compete_rtts 3). Each flow's goodput over
+# senders' competition mode on (compete_rtts 3 T; the other cases 0). Each
+# flow's goodput over
 # the run's second
 # half (iperf3's intervals) as a multiple of the fair share (their mean),
 # FORGE_REPS runs per case (default 3): median [min-max]. FORGE_MAXCAP sets

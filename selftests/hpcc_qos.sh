@@ -19,8 +19,16 @@ PORT_MBIT=$((10 / WORK_DIV))
 CLASS_MBIT=$((PORT_MBIT / 2))
 QOS_REPS=${QOS_REPS:-3}
 require probe module
+restore() {
+	topo_down
+	params_restore
+}
 topo_names q$$
-cleanup_trap topo_down
+cleanup_trap restore
+# the law's own response to each stamp mode: with the whole port stamped,
+# the competition mode ("Dynamics") would take cubic's queue for a
+# loss-based neighbour and hide the difference behind the class's rate
+params_set compete_rtts=0
 topo_up || { echo "# topology setup failed"; exit 1; }
 $TC -n $R2 qdisc del dev r2h2 root &&
 $TC -n $R2 qdisc add dev r2h2 root handle 1: htb default 20 &&
