@@ -65,17 +65,24 @@ tap_check "hpcc keeps its queue p99 below 30 KB" [ "$q99" -lt 30000 ]
 # A forging receiver (Documentation/tcp_hpcc.rst, "Threat model"): f1's
 # receiver rewrites every response, with the bounds on (the model's
 # defaults: max_capacity 400000, max_growth x2, loss_beta 0.7). Measured
-# 1.88 and 0.09 of the fair share at 100 Mbit/s (demo profile, 8 s).
-for f in 1 2; do
-	./hpcc-sim --scenario=long --cc=hpcc --profile=demo --forge=$f \
-		--out=$w/forge$f.log
+# 1.88 and 0.09 of the fair share at 100 Mbit/s (demo profile, 8 s), the
+# law alone (compete_rtts 0); then the queue lie with the competition
+# mode on (the default): f1 turns loss-based, gaining nothing by the lie.
+for run in 1:compete_rtts=0 2:compete_rtts=0 2c:; do
+	f=${run%%:*} hp=${run#*:}
+	./hpcc-sim --scenario=long --cc=hpcc --profile=demo --forge=${f%c} \
+		${hp:+--hpcc=$hp} --out=$w/forge$f.log
 	python3 ./forge_share.py $w/forge$f.log >$w/share$f
 	sed -n 's/^# /# forge '$f': /p' $w/share$f
 done
 s1=$(sed -n 's/^f1 //p' $w/share1) s2=$(sed -n 's/^f1 //p' $w/share2)
+s2c=$(sed -n 's/^f1 //p' $w/share2c)
+c2c=$(sed -n 's/^@@csv .*probe.csv@@ [0-9].*,//p' $w/forge2c.log)
 tap_check "forged idle 4 Pbit/s path: f1 gets more than its share, but under 3x ($s1)" \
 	awk -v s="${s1:-9}" 'BEGIN { exit !(s > 1.2 && s < 3) }'
 tap_check "forged 4 GB queue: f1 held below its share, the others take the rest ($s2)" \
 	awk -v s="${s2:-9}" 'BEGIN { exit !(s < 0.5) }'
+tap_check "forged 4 GB queue, competition on: f1 competes (${c2c:-0} times), under 1.5x its share ($s2c)" \
+	awk -v s="${s2c:-9}" -v c="${c2c:-0}" 'BEGIN { exit !(c >= 1 && s < 1.5) }'
 rm -rf $w
 tap_done
