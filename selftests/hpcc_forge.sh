@@ -116,12 +116,17 @@ past_bounds() {		# PORT: some sample W > 4 MAXCAP T
 		END { exit !hit }' $tmp/flows.$1
 }
 
+# lied WHAT MODE PORT: $tmp/src through the lie MODE for server PORT
+lied() {
+	check "$1: the lie attached" forge_on $2 $3
+	check "$1: bytes intact" xfer $3 $tmp/src
+	forge_off
+}
+
 # --- 1. the idle lie, bounded
 cap0=$(hpcc_stat ReportsCapped) used0=$(hpcc_stat ReportsUsed)
 held0=$(hpcc_stat ReportsGrowthHeld)
-check "idle lie attached on the receiver" forge_on idle 5600
-check "idle lie, bounds on: bytes intact" xfer 5600 $tmp/src
-forge_off
+lied "idle lie, bounds on" idle 5600
 cap=$(($(hpcc_stat ReportsCapped) - cap0)) used=$(($(hpcc_stat ReportsUsed) - used0))
 held=$(($(hpcc_stat ReportsGrowthHeld) - held0))
 echo "# idle lie, bounds on: $forged responses forged, ReportsUsed +$used ReportsCapped +$cap ReportsGrowthHeld +$held, W max $(wmax 5600) B"
@@ -137,9 +142,7 @@ for kv in max_capacity=0 max_growth=0 loss_beta=1000; do
 	set_param ${kv%%=*} ${kv#*=}
 done
 cap0=$(hpcc_stat ReportsCapped)
-check "idle lie attached again" forge_on idle 5601
-check "idle lie, bounds off: bytes intact" xfer 5601 $tmp/src
-forge_off
+lied "idle lie, bounds off" idle 5601
 cap=$(($(hpcc_stat ReportsCapped) - cap0))
 echo "# idle lie, bounds off: $forged responses forged, ReportsCapped +$cap, W max $(wmax 5601) B"
 check "idle lie, max_capacity 0: no report capped (ReportsCapped +$cap)" \
@@ -196,9 +199,7 @@ if [ "$compete0" -gt 0 ]; then
 	set_param compete_rtts $compete0
 	c0=$(hpcc_stat CompeteEntered)
 	check "the receiver answers again" $P -n $H2 host attach h2r2
-	check "queue lie attached (competition on)" forge_on queue 5603
-	check "queue lie, competition on: bytes intact" xfer 5603 $tmp/src
-	forge_off
+	lied "queue lie, competition on" queue 5603
 	c=$(($(hpcc_stat CompeteEntered) - c0))
 	echo "# queue lie, competition on: $forged responses forged, CompeteEntered +$c"
 	check "queue lie, competition on: the flow went loss-based (CompeteEntered +$c)" \
