@@ -195,7 +195,7 @@ for kv in "profile,$profile" "kernel,$(uname -r)" "cpus,$(nproc)" \
 	"ws_load,$WS_LOAD" "many_flows,$MANY_FLOWS" "many_dur,$MANY_DUR" \
 	"rttf_dur,$RTTF_DUR" "rttf_delay_ms,$RTTF_DELAY_MS" "park_dur,$PARK_DUR" \
 	"vs_dur,$VS_DUR" "jitter_pct,$JITTER_PCT" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
-		for p in *; do [ -r $p ] && printf '%s=%s ' $p "$(cat $p)"; done)"; do
+		for p in *; do v=$(cat $p 2>/dev/null) && printf '%s=%s ' $p "$v"; done)"; do
 	emit_row env.csv "$kv"
 done
 emit_row runs.csv "scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s,reports_accepted,reorder,jitter,compete"
