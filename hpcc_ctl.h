@@ -440,7 +440,6 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 		} else {
 			s->standing++;
 		}
-		s->queue_u = q;
 		fire = s->standing >= HPCC_COMPETE_REPORTS;
 	} else {
 		/* standing: above the threshold and not draining */
@@ -450,11 +449,11 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 		} else {
 			s->standing = 0;
 		}
-		s->queue_u = q;
 		fire = s->telemetry && s->standing >= HPCC_COMPETE_REPORTS &&
 		       now - s->standing_ns >=
 		       (uint64_t)p->compete_rtts * c->t_ns;
 	}
+	s->queue_u = q;
 	if (!fire)
 		return false;
 	s->competing = true;
