@@ -229,6 +229,16 @@ tcg_append+=" sysctl.kernel.hung_task_timeout_secs=300"
 # static calls that the tests would flip (tracepoints of the switch
 # program, tc ingress/egress) unchanged for the whole run.
 tcg_append+=" vmrun.pinkeys=1"
+# No CMPXCHG16B under TCG: qemu 7.2 computes the flags of its helper from
+# a stale cc_op, so RFLAGS after it can hold the low 32 bits of an unrelated
+# register (reserved bits and DF set; a user-space loop of add, load, xor,
+# cmpxchg16b, pushf shows it 100000 times in 100000, hardware never). SLUB's
+# per-CPU fast path runs exactly that sequence: an interrupt landing just
+# after it saves the bad flags and IRET restores them, DF=1 included, and
+# the kernel's string operations then run backwards. A CI run of 6.12 died
+# of it (EFLAGS 3fba9e42 = the slab object | IF | ZF, in kmalloc). Without
+# the feature the kernel uses its own emulation of the instruction.
+tcg_cpu=qemu64,-cx16
 [[ $accel == kvm || $accel == tcg ]] || die "VM_ACCEL must be tcg or kvm, not $accel"
 append+=${VM_APPEND:+ $VM_APPEND}
 
@@ -240,7 +250,7 @@ boot() {
 	if [[ $1 == kvm ]]; then
 		args+=(-accel kvm -cpu host)
 	else
-		args+=(-accel "$tcg")
+		args+=(-accel "$tcg" -cpu "$tcg_cpu")
 		app+=$tcg_append
 	fi
 	rm -f "$tmp/console"
