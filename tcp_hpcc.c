@@ -140,7 +140,7 @@ HPCC_PARAM(ewma_rtts, 4, 1, 64,
 	   "EWMA horizon of U in base RTTs; 1: the draft's T");
 HPCC_PARAM(w_ai, 0, 0, 100000000,
 	   "additive increase W_ai in bytes; 0: BDP * (1 - eta) / expected_flows");
-HPCC_PARAM(expected_flows, 16, 1, 100000,
+HPCC_PARAM(expected_flows, 8, 1, 100000,
 	   "N in the W_ai rule of thumb: concurrent flows expected per link");
 HPCC_PARAM(base_rtt, 0, 0, 1000000,
 	   "base RTT T in microseconds; 0: each flow's minimum RTT");

@@ -45,7 +45,7 @@ ModuleDefaults()
     p.max_stage = 1;
     p.ewma_rtts = 4;
     p.w_ai_bytes = 0;
-    p.expected_flows = 16;
+    p.expected_flows = 8;
     p.base_rtt_us = 0;
     p.telemetry_timeout = 8;
     p.max_mbps = 400000;
