@@ -163,15 +163,21 @@ if echo " $CCS " | grep -q ' hpcc '; then
 	fi
 fi
 
+# vscubic's and vsdctcp's competitor needs its server even when its CC is
+# not among those under test
+SERVER_CCS=$CCS
+case " $SCENARIOS " in *" vscubic "*) SERVER_CCS="$SERVER_CCS cubic" ;; esac
+case " $SCENARIOS " in *" vsdctcp "*) SERVER_CCS="$SERVER_CCS dctcp" ;; esac
+SERVER_CCS=$(printf '%s\n' $SERVER_CCS | awk '!seen[$0]++')
 SERVERS=
 for d in $DC_RECEIVERS; do
-	for cc in $CCS; do
+	for cc in $SERVER_CCS; do
 		$IP netns exec $d $FCTGEN server -p $(port_of $cc) -C $cc &
 		SERVERS="$SERVERS $!"
 	done
 done
 for d in $DC_RECEIVERS; do
-	for cc in $CCS; do
+	for cc in $SERVER_CCS; do
 		wait_port $d $(port_of $cc) || { echo "# demo: server $d/$cc not up"; exit 1; }
 	done
 done
