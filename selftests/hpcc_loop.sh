@@ -64,15 +64,21 @@ $IP netns exec $H2 iperf3 -s -D -1 -p 5202
 wait_port $H2 5202
 $IP netns exec $H1 iperf3 -c 10.1.3.1 -p 5202 -t 120 -u -b 50M -l 1400 >/dev/null &
 udp=$!
-for i in $(seq 100); do
-	[ "$(qstat $R2 r2h2 backlog)" -ge 300000 ] 2>/dev/null && break
-	sleep 0.1
-done
+# queue_standing: wait up to 10 s for the UDP flow's standing queue (a
+# slow emulator stalls its sender for seconds now and then)
+queue_standing() {
+	for j in $(seq 100); do
+		[ "$(qstat $R2 r2h2 backlog)" -ge 300000 ] 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
 qs=""
 # a full 600k queue drains in 4.8 s at the debug kernel's 1 Mbit/s
 wait_s=3
 [ "$WORK_DIV" -eq 1 ] || wait_s=10
 for i in 1 2 3 4 5 6 7 8; do
+	queue_standing || echo "# no standing queue before probe $i"
 	b1=$(qstat $R2 r2h2 backlog)
 	q=$($IP netns exec $H1 ./probe/hpcc-probe trace 10.1.3.1:5200 --timeout $wait_s 2>&1 |
 		awk '$1 == 2 { print $6 }')
@@ -104,21 +110,29 @@ echo "# base RTT ${rtt} ms, BDP $bdp bytes at $BOTTLENECK_MBIT Mbit/s"
 run() {
 	$IP netns exec $H2 iperf3 -s -D -1 -p "$2"
 	wait_port $H2 "$2"
-	# the workload: an 8 s flow, its first 1.5 s unsampled, then 50
-	# samples 0.1 s apart, the flow's state every fifth; a sample takes
-	# two seconds on the debug kernel: a 30 s flow and 6 samples there,
-	# each with the flow's state
-	local secs=8 samples=50 every=5
-	[ "$WORK_DIV" -eq 1 ] || secs=30 samples=6 every=1
+	# the workload: an 8 s flow, its first 1.5 s unsampled, then up to
+	# 50 samples of the backlog 0.1 s apart while it runs, and of the
+	# flow's state at most every 0.5 s. A sample takes two seconds on the
+	# debug kernel (a 30 s flow and 6 samples there), and up to a second
+	# on a slow emulator, so the flow's state is paced by the clock, not
+	# by a count of samples.
+	local secs=8 samples=50 client last=-100 now
+	[ "$WORK_DIV" -eq 1 ] || secs=30 samples=6
 	$IP netns exec $H1 iperf3 -c 10.1.3.1 -p "$2" -t $secs -C "$1" -f m \
 		>/tmp/iperf.$1 &
+	client=$!
 	sleep 1.5
 	: >/tmp/backlog.$1
 	: >/tmp/flows.$1
 	for i in $(seq $samples); do
+		kill -0 $client 2>/dev/null || break
 		qstat $R2 r2h2 backlog >>/tmp/backlog.$1
-		[ $((i % every)) = 0 ] && $IP netns exec $H1 cat /proc/net/tcp_hpcc |
-			awk -v p="$2" '$2 ~ ":" p "$"' >>/tmp/flows.$1
+		now=$(awk '{ printf "%d", $1 * 100 }' /proc/uptime)
+		if [ $((now - last)) -ge 50 ]; then
+			last=$now
+			$IP netns exec $H1 cat /proc/net/tcp_hpcc |
+				awk -v p="$2" '$2 ~ ":" p "$"' >>/tmp/flows.$1
+		fi
 		sleep 0.1
 	done
 	wait
