@@ -3267,12 +3267,17 @@ static int tc_child_stats(const char *handle, uint64_t *pkts,
 	return 0;
 }
 
-/* @n 1042-byte UDP frames with @dscp, in bursts of 8 every @gap_us. */
+/* @n 1042-byte UDP frames with @dscp, in bursts of 8 every @gap_us. The
+ * bursts keep to a schedule from the first: a sleep that overshoots (a
+ * slow emulator's timers) is made up by the next bursts, so the rate
+ * stays above what the class drains.
+ */
 static void qos_send(int fd, uint8_t dscp, int n, unsigned int gap_us)
 {
 	struct pkt_opts o = { .proto = 17, .paylen = 1000,
 			      .dscp = dscp, .sport = 20000 };
 	static uint8_t junk[1000];
+	uint64_t t0 = mono_ns(), due, now;
 	struct pkt k;
 	int i;
 
@@ -3280,8 +3285,12 @@ static void qos_send(int fd, uint8_t dscp, int n, unsigned int gap_us)
 	pkt_build(&k, &o);
 	for (i = 0; i < n; i++) {
 		send(fd, k.b, k.len, 0);
-		if (gap_us && i % 8 == 7)
-			usleep(gap_us);
+		if (!gap_us || i % 8 != 7)
+			continue;
+		due = t0 + (uint64_t)(i / 8 + 1) * gap_us * 1000;
+		now = mono_ns();
+		if (now < due)
+			usleep((due - now) / 1000);
 	}
 }
 
