@@ -51,6 +51,7 @@ struct hpcc_ctl_params {
 	uint32_t ewma_rtts;		/* >= 1 */
 	uint32_t w_ai_bytes;		/* 0: BDP (1 - eta) / expected_flows */
 	uint32_t expected_flows;	/* >= 1 */
+	uint32_t hop_ewma;		/* see struct hpcc_law_cfg */
 	uint32_t base_rtt_us;		/* 0: the flow's min RTT */
 	uint32_t telemetry_timeout;	/* RTTs without telemetry */
 	/* Bounds on what a report can do to a flow (security: whoever
@@ -285,6 +286,7 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
 	c->eta = (uint32_t)hpcc_qdiv(p->eta_permille, 1000, HPCC_U_SHIFT);
 	c->max_stage = p->max_stage;
 	c->ewma_rtts = p->ewma_rtts;
+	c->hop_ewma = p->hop_ewma;
 	c->w_min = w_mss;
 	c->w_max = bdp * HPCC_W_MAX_BDPS > w_mss ? bdp * HPCC_W_MAX_BDPS : w_mss;
 	if (p->w_ai_bytes)

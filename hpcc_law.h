@@ -27,6 +27,9 @@
 #ifndef UINT64_MAX
 #define UINT64_MAX	U64_MAX
 #endif
+#ifndef UINT32_MAX
+#define UINT32_MAX	U32_MAX
+#endif
 #else
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,13 +74,22 @@ struct hpcc_sample {
 	uint32_t switch_id;
 	uint32_t port_id;
 	uint32_t anon;		/* an anonymised record (HPCC_F_ANON) */
+	/* the law's own, in prev[] only (in what was padding, so the
+	 * receiver's state keeps its size): with hop_ewma, this hop's
+	 * average u' (HPCC_U_SHIFT, up to HPCC_HOP_U_MAX) or HPCC_HOP_U_NONE
+	 */
+	uint32_t u_avg;
 };
+
+#define HPCC_HOP_U_NONE		UINT32_MAX
+#define HPCC_HOP_U_MAX		(UINT32_MAX - 1)	/* u' of 4096 */
 
 struct hpcc_law_cfg {
 	uint64_t t_ns;		/* T, base RTT, 1..HPCC_T_LIMIT_NS */
 	uint32_t eta;		/* target utilisation, HPCC_U_SHIFT, > 0 */
 	uint32_t max_stage;	/* additive-increase stages before MI */
 	uint32_t ewma_rtts;	/* EWMA horizon of U in T, >= 1 (draft: 1) */
+	uint32_t hop_ewma;	/* 1: U = max_i EWMA(u'_i); 0: EWMA(max_i u'_i) */
 	uint64_t w_ai;		/* additive increase, bytes << W_SHIFT */
 	uint64_t w_min;		/* W bounds, bytes << W_SHIFT, */
 	uint64_t w_max;		/* 0 < w_min <= w_max <= HPCC_W_LIMIT */
@@ -277,6 +289,34 @@ static inline void hpcc_law_start(struct hpcc_law *s,
 	s->measured = 0;
 }
 
+/* The weight tau / (ewma_rtts T) of a sample interval, tau clamped to T. */
+static inline uint64_t hpcc_ewma_weight(const struct hpcc_law_cfg *c,
+					uint64_t tau)
+{
+	uint64_t w;
+
+	if (tau > c->t_ns)
+		tau = c->t_ns;
+	w = hpcc_qdiv(tau, c->t_ns * (c->ewma_rtts ? c->ewma_rtts : 1),
+		      HPCC_U_SHIFT);
+	return w > HPCC_U_ONE ? HPCC_U_ONE : w;
+}
+
+/* hop_ewma: hop average @avg (HPCC_HOP_U_NONE: none yet) moved towards
+ * u' = @ui over an interval @dt; a hop's first u' is taken as is.
+ */
+static inline uint32_t hpcc_hop_u_avg(const struct hpcc_law_cfg *c,
+				      uint32_t avg, uint64_t ui, uint64_t dt)
+{
+	uint64_t w = hpcc_ewma_weight(c, dt);
+
+	if (ui > HPCC_HOP_U_MAX)
+		ui = HPCC_HOP_U_MAX;
+	if (avg == HPCC_HOP_U_NONE)
+		return (uint32_t)ui;
+	return (uint32_t)((avg * (HPCC_U_ONE - w) + ui * w) >> HPCC_U_SHIFT);
+}
+
 /*
  * MeasureInflight. u'_i = min(qlen, prev qlen) / (B_i T) + txRate_i / B_i;
  * u = max_i u'_i with tau the sample interval of that hop, clamped to T;
@@ -290,12 +330,18 @@ static inline void hpcc_law_start(struct hpcc_law *s,
  * gives tau, so that an idle path still pulls U down (the draft's strict
  * "u' > u" would leave U frozen). Returns false when no hop was usable: the
  * samples are only remembered.
+ *
+ * hop_ewma (a departure, off by default): each hop's u' is averaged on its
+ * own, over the same horizon, and U is the max of those averages. The EWMA
+ * of the max is biased upwards where two hops are loaded and their noise
+ * is independent: the max picks each report's worse one.
  */
 static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 					 const struct hpcc_law_cfg *c,
 					 const struct hpcc_sample *L,
 					 unsigned int nhops)
 {
+	uint32_t u_avg[HPCC_LAW_MAX_HOPS];
 	uint64_t u = 0, tau = 0, w;
 	bool found = false;
 	unsigned int i;
@@ -307,9 +353,12 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		uint64_t dt, dtx, ui, qterm, rterm;
 		uint32_t minq;
 
+		u_avg[i] = HPCC_HOP_U_NONE;
 		if (i >= s->nhops || p->switch_id != L[i].switch_id ||
-		    p->port_id != L[i].port_id || p->anon != L[i].anon ||
-		    !hpcc_sample_usable(&L[i]))
+		    p->port_id != L[i].port_id || p->anon != L[i].anon)
+			continue;
+		u_avg[i] = p->u_avg;	/* the same hop: its average goes on */
+		if (!hpcc_sample_usable(&L[i]))
 			continue;
 		dt = L[i].ts_ns - p->ts_ns;
 		dtx = L[i].tx_bytes - p->tx_bytes;
@@ -327,6 +376,10 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		ui = qterm + rterm;
 		if (ui > HPCC_U_MAX || ui < qterm)
 			ui = HPCC_U_MAX;
+		if (c->hop_ewma) {
+			u_avg[i] = hpcc_hop_u_avg(c, u_avg[i], ui, dt);
+			ui = u_avg[i];
+		}
 		if (!found || ui > u) {
 			u = ui;
 			tau = dt;
@@ -334,16 +387,16 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		}
 		found = true;
 	}
-	for (i = 0; i < nhops; i++)
+	for (i = 0; i < nhops; i++) {
 		s->prev[i] = L[i];
+		s->prev[i].u_avg = u_avg[i];
+	}
 	s->nhops = nhops;
 	if (!found)
 		return false;
-	if (tau > c->t_ns)
-		tau = c->t_ns;
-	w = hpcc_qdiv(tau, c->t_ns * (c->ewma_rtts ? c->ewma_rtts : 1),
-		      HPCC_U_SHIFT);
-	if (w > HPCC_U_ONE || !s->measured)
+	/* hop_ewma: u is already an average */
+	w = c->hop_ewma ? HPCC_U_ONE : hpcc_ewma_weight(c, tau);
+	if (!s->measured)
 		w = HPCC_U_ONE;
 	s->measured = 1;
 	s->u = (s->u * (HPCC_U_ONE - w) + u * w) >> HPCC_U_SHIFT;

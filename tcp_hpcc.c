@@ -138,6 +138,8 @@ HPCC_PARAM(max_stage, 1, 0, 100,
  */
 HPCC_PARAM(ewma_rtts, 4, 1, 64,
 	   "EWMA horizon of U in base RTTs; 1: the draft's T");
+HPCC_PARAM(hop_ewma, 0, 0, 1,
+	   "1: U is the max of each hop's own EWMA; 0: the draft's EWMA of the max");
 HPCC_PARAM(w_ai, 0, 0, 100000000,
 	   "additive increase W_ai in bytes; 0: BDP * (1 - eta) / expected_flows");
 HPCC_PARAM(expected_flows, 8, 1, 100000,
@@ -404,6 +406,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->eta_permille = READ_ONCE(hpcc_eta);
 	p->max_stage = READ_ONCE(hpcc_max_stage);
 	p->ewma_rtts = READ_ONCE(hpcc_ewma_rtts);
+	p->hop_ewma = READ_ONCE(hpcc_hop_ewma);
 	p->w_ai_bytes = READ_ONCE(hpcc_w_ai);
 	p->expected_flows = READ_ONCE(hpcc_expected_flows);
 	p->base_rtt_us = READ_ONCE(hpcc_base_rtt);

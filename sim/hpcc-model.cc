@@ -86,6 +86,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"eta", &p.eta_permille},
         {"max_stage", &p.max_stage},
         {"ewma_rtts", &p.ewma_rtts},
+        {"hop_ewma", &p.hop_ewma},
         {"w_ai", &p.w_ai_bytes},
         {"expected_flows", &p.expected_flows},
         {"base_rtt", &p.base_rtt_us},

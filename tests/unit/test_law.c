@@ -493,6 +493,7 @@ static void test_random_vs_model(void)
 		c.eta = UFIX(0.9 + 0.09 * rnd01());
 		c.max_stage = rnd() % 6;
 		c.ewma_rtts = 1 + rnd() % 8;
+		c.hop_ewma = 0;	/* the double model is the draft's */
 		bdp = hpcc_bdp(hpcc_path_mbps(L, nh), c.t_ns);
 		c.w_max = bdp > W(1500) ? bdp : W(1500);
 		c.w_min = W(1500) < c.w_max ? W(1500) : c.w_max;
@@ -655,6 +656,78 @@ static void test_pacing_rate(void)
 	       "T = 0 saturates at B");
 }
 
+/* hop_ewma: two hops whose u' alternate 0.5 and 1.5 out of phase, both
+ * at 1.0 on average. The draft's EWMA of the max sees 1.5 every time; the
+ * max of each hop's own EWMA stays near 1.
+ */
+static double hop_ewma_run(uint32_t hop_ewma)
+{
+	struct hpcc_law_cfg c = cfg_10us();
+	struct hpcc_sample L[2];
+	uint64_t tx[2] = { 0, 0 };
+	struct hpcc_law s;
+	int k;
+
+	c.ewma_rtts = 4;
+	c.hop_ewma = hop_ewma;
+	hpcc_law_start(&s, &c, W(20000), 0);
+	for (k = 0; k <= 40; k++) {
+		/* 1 Gbit/s for T = 10 us is 1250 bytes: u' 0.5 or 1.5 */
+		L[0] = hop(k * 10000ULL, tx[0], 0, 1000, 1);
+		L[1] = hop(k * 10000ULL, tx[1], 0, 1000, 2);
+		hpcc_law_report(&s, &c, L, 2, 1, 1);
+		tx[0] += k & 1 ? 625 : 1875;
+		tx[1] += k & 1 ? 1875 : 625;
+	}
+	return u_of(s.u);
+}
+
+static void test_hop_ewma(void)
+{
+	struct hpcc_law_cfg c = cfg_10us();
+	struct hpcc_sample L[1];
+	double draft = hop_ewma_run(0), per_hop = hop_ewma_run(1);
+	struct hpcc_law s;
+
+	tap_ok(near(draft, 1.5, 1e-3),
+	       "hop_ewma 0: U = EWMA of the max = 1.5 (%.4f)", draft);
+	tap_ok(per_hop > 1.0 && per_hop < 1.2,
+	       "hop_ewma 1: U = max of the hops' EWMAs, near their mean 1 (%.4f)",
+	       per_hop);
+
+	/* a hop that changes (another switch) starts its average anew */
+	c.ewma_rtts = 4;
+	c.hop_ewma = 1;
+	hpcc_law_start(&s, &c, W(20000), 0);
+	L[0] = hop(0, 0, 0, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	L[0] = hop(10000, 1250, 0, 1000, 1);	/* u' = 1 */
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	L[0] = hop(20000, 1250, 0, 1000, 7);	/* another switch: no prev */
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	L[0] = hop(30000, 1250 + 250, 0, 1000, 7);	/* u' = 0.2 */
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	tap_ok(near(u_of(s.u), 0.2, 1e-3),
+	       "hop_ewma 1: a new switch's first u' is taken as is (%.4f)",
+	       u_of(s.u));
+
+	/* a forged 4 GB queue: u' saturates; the average stays a value, never
+	 * the "no average" mark, and bounded
+	 */
+	hpcc_law_start(&s, &c, W(20000), 0);
+	L[0] = hop(0, 0, UINT32_MAX, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	L[0] = hop(10000, 0, UINT32_MAX, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	L[0] = hop(20000, 0, UINT32_MAX, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	tap_ok(s.prev[0].u_avg == HPCC_HOP_U_MAX &&
+	       s.u == HPCC_HOP_U_MAX && s.w == c.w_min,
+	       "hop_ewma 1: a huge queue saturates the hop's average at %.0f, W at w_min (U %.1f, W %llu)",
+	       u_of(HPCC_HOP_U_MAX), u_of(s.u),
+	       (unsigned long long)(s.w >> HPCC_W_SHIFT));
+}
+
 int main(void)
 {
 	test_qdiv();
@@ -662,6 +735,7 @@ int main(void)
 	test_hostile();
 	test_first_w();
 	test_pacing_rate();
+	test_hop_ewma();
 	test_random_vs_model();
 	return tap_done();
 }
