@@ -98,6 +98,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_COMPETE_HOLD	1000
 #define HPCC_DEF_FIRST_SHARE	0
 #define HPCC_DEF_FIRST_BOUND	0
+#define HPCC_DEF_HOP_EWMA	1
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */

@@ -138,7 +138,10 @@ HPCC_PARAM(max_stage, 1, 0, 100,
  */
 HPCC_PARAM(ewma_rtts, 4, 1, 64,
 	   "EWMA horizon of U in base RTTs; 1: the draft's T");
-HPCC_PARAM(hop_ewma, 0, 0, 1,
+/* The draft's U is an EWMA of the max over hops; noise on two loaded hops
+ * biases that max upwards (Documentation, "The parking lot").
+ */
+HPCC_PARAM(hop_ewma, HPCC_DEF_HOP_EWMA, 0, 1,
 	   "1: U is the max of each hop's own EWMA; 0: the draft's EWMA of the max");
 HPCC_PARAM(w_ai, 0, 0, 100000000,
 	   "additive increase W_ai in bytes; 0: BDP * (1 - eta) / expected_flows");

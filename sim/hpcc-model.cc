@@ -61,6 +61,7 @@ ModuleDefaults()
     p.compete_hold = HPCC_DEF_COMPETE_HOLD;
     p.first_bound = HPCC_DEF_FIRST_BOUND;
     p.first_share = HPCC_DEF_FIRST_SHARE;
+    p.hop_ewma = HPCC_DEF_HOP_EWMA;
     return p;
 }
 
