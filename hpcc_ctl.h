@@ -52,6 +52,7 @@ struct hpcc_ctl_params {
 	uint32_t w_ai_bytes;		/* 0: BDP (1 - eta) / expected_flows */
 	uint32_t expected_flows;	/* >= 1 */
 	uint32_t hop_ewma;		/* see struct hpcc_law_cfg */
+	uint32_t ai_time;		/* see struct hpcc_law_cfg */
 	uint32_t base_rtt_us;		/* 0: the flow's min RTT */
 	uint32_t telemetry_timeout;	/* RTTs without telemetry */
 	/* Bounds on what a report can do to a flow (security: whoever
@@ -99,6 +100,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_FIRST_SHARE	0
 #define HPCC_DEF_FIRST_BOUND	0
 #define HPCC_DEF_HOP_EWMA	1
+#define HPCC_DEF_AI_TIME	0
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -288,6 +290,7 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
 	c->max_stage = p->max_stage;
 	c->ewma_rtts = p->ewma_rtts;
 	c->hop_ewma = p->hop_ewma;
+	c->ai_time = p->ai_time;
 	c->w_min = w_mss;
 	c->w_max = bdp * HPCC_W_MAX_BDPS > w_mss ? bdp * HPCC_W_MAX_BDPS : w_mss;
 	if (p->w_ai_bytes)

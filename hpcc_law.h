@@ -81,6 +81,8 @@ struct hpcc_sample {
 	uint32_t u_avg;
 };
 
+#define HPCC_AI_SPAN_SHIFT	10	/* ai_span in ns >> 10 */
+#define HPCC_AI_TIME_MAX	8	/* ai_time: at most 8 W_ai a commit */
 #define HPCC_HOP_U_NONE		UINT32_MAX
 #define HPCC_HOP_U_MAX		(UINT32_MAX - 1)	/* u' of 4096 */
 
@@ -90,6 +92,7 @@ struct hpcc_law_cfg {
 	uint32_t max_stage;	/* additive-increase stages before MI */
 	uint32_t ewma_rtts;	/* EWMA horizon of U in T, >= 1 (draft: 1) */
 	uint32_t hop_ewma;	/* 1: U = max_i EWMA(u'_i); 0: EWMA(max_i u'_i) */
+	uint32_t ai_time;	/* 1: W_ai per 2 T of telemetry, not per commit */
 	uint64_t w_ai;		/* additive increase, bytes << W_SHIFT */
 	uint64_t w_min;		/* W bounds, bytes << W_SHIFT, */
 	uint64_t w_max;		/* 0 < w_min <= w_max <= HPCC_W_LIMIT */
@@ -105,6 +108,7 @@ struct hpcc_law {
 	uint32_t nhops;		/* samples in prev[] */
 	uint32_t bottleneck;	/* hop that set u in the last update */
 	uint32_t measured;	/* U holds a measurement, not the start 1 */
+	uint32_t ai_span;	/* ai_time: tau since the last commit, ns >> 10 */
 	struct hpcc_sample prev[HPCC_LAW_MAX_HOPS];
 };
 
@@ -287,6 +291,7 @@ static inline void hpcc_law_start(struct hpcc_law *s,
 	s->nhops = 0;
 	s->bottleneck = 0;
 	s->measured = 0;
+	s->ai_span = 0;
 }
 
 /* The weight tau / (ewma_rtts T) of a sample interval, tau clamped to T. */
@@ -342,7 +347,7 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 					 unsigned int nhops)
 {
 	uint32_t u_avg[HPCC_LAW_MAX_HOPS];
-	uint64_t u = 0, tau = 0, w;
+	uint64_t u = 0, tau = 0, w, span;
 	bool found = false;
 	unsigned int i;
 
@@ -394,6 +399,8 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 	s->nhops = nhops;
 	if (!found)
 		return false;
+	span = s->ai_span + (tau >> HPCC_AI_SPAN_SHIFT);
+	s->ai_span = span > UINT32_MAX ? UINT32_MAX : (uint32_t)span;
 	/* hop_ewma: u is already an average */
 	w = c->hop_ewma ? HPCC_U_ONE : hpcc_ewma_weight(c, tau);
 	if (!s->measured)
@@ -403,6 +410,29 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 	return true;
 }
 
+/*
+ * ai_time: W_ai for the telemetry time since the last commit, per 2 T
+ * (one probe per T commits every other report: W_ai as before), at least
+ * one W_ai, at most HPCC_AI_TIME_MAX. A flow that probes less often (the
+ * probe budget spaces a slow flow's probes) commits less often; with
+ * W_ai per commit its additive increase per second would shrink with its
+ * rate, and the law's fairness comes only from the additive increase.
+ */
+static inline uint64_t hpcc_law_w_ai(const struct hpcc_law *s,
+				     const struct hpcc_law_cfg *c)
+{
+	uint64_t f;
+
+	/* from 2^40 (HPCC_W_LIMIT) up W_ai alone reaches w_max */
+	if (!c->ai_time || c->w_ai >= HPCC_W_LIMIT)
+		return c->w_ai;
+	f = hpcc_qdiv((uint64_t)s->ai_span << HPCC_AI_SPAN_SHIFT, 2 * c->t_ns,
+		      HPCC_U_SHIFT);
+	f = hpcc_clamp(f, HPCC_U_ONE, HPCC_AI_TIME_MAX * HPCC_U_ONE);
+	/* w_ai < 2^40 and f <= 2^23: no wrap */
+	return (c->w_ai * f) >> HPCC_U_SHIFT;
+}
+
 /* ComputeWind: multiplicative step towards eta, or additive increase for
  * up to max_stage rounds; Wc is committed only when update_wc.
  */
@@ -410,24 +440,26 @@ static inline uint64_t hpcc_compute_wind(struct hpcc_law *s,
 					 const struct hpcc_law_cfg *c,
 					 bool update_wc)
 {
-	uint64_t w;
+	uint64_t w, w_ai = hpcc_law_w_ai(s, c);
 
 	if (s->u >= c->eta || s->inc_stage >= c->max_stage) {
 		/* W = Wc / (U / eta) + W_ai; U == 0 saturates to w_max */
 		w = hpcc_qdiv(s->wc * c->eta, s->u, 0);
-		w = hpcc_clamp(w + c->w_ai < w ? UINT64_MAX : w + c->w_ai,
+		w = hpcc_clamp(w + w_ai < w ? UINT64_MAX : w + w_ai,
 			       c->w_min, c->w_max);
 		if (update_wc) {
 			s->inc_stage = 0;
 			s->wc = w;
 		}
 	} else {
-		w = hpcc_clamp(s->wc + c->w_ai, c->w_min, c->w_max);
+		w = hpcc_clamp(s->wc + w_ai, c->w_min, c->w_max);
 		if (update_wc) {
 			s->inc_stage++;
 			s->wc = w;
 		}
 	}
+	if (update_wc)
+		s->ai_span = 0;
 	s->w = w;
 	return w;
 }

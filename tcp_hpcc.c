@@ -143,6 +143,11 @@ HPCC_PARAM(ewma_rtts, 4, 1, 64,
  */
 HPCC_PARAM(hop_ewma, HPCC_DEF_HOP_EWMA, 0, 1,
 	   "1: U is the max of each hop's own EWMA; 0: the draft's EWMA of the max");
+/* W_ai per commit makes a flow's additive increase per second shrink with
+ * its probe rate, which the probe budget ties to its sending rate.
+ */
+HPCC_PARAM(ai_time, HPCC_DEF_AI_TIME, 0, 1,
+	   "1: W_ai per 2 base RTTs of telemetry; 0: per commit of Wc");
 HPCC_PARAM(w_ai, 0, 0, 100000000,
 	   "additive increase W_ai in bytes; 0: BDP * (1 - eta) / expected_flows");
 HPCC_PARAM(expected_flows, 8, 1, 100000,
@@ -410,6 +415,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->max_stage = READ_ONCE(hpcc_max_stage);
 	p->ewma_rtts = READ_ONCE(hpcc_ewma_rtts);
 	p->hop_ewma = READ_ONCE(hpcc_hop_ewma);
+	p->ai_time = READ_ONCE(hpcc_ai_time);
 	p->w_ai_bytes = READ_ONCE(hpcc_w_ai);
 	p->expected_flows = READ_ONCE(hpcc_expected_flows);
 	p->base_rtt_us = READ_ONCE(hpcc_base_rtt);

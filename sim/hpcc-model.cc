@@ -62,6 +62,7 @@ ModuleDefaults()
     p.first_bound = HPCC_DEF_FIRST_BOUND;
     p.first_share = HPCC_DEF_FIRST_SHARE;
     p.hop_ewma = HPCC_DEF_HOP_EWMA;
+    p.ai_time = HPCC_DEF_AI_TIME;
     return p;
 }
 
@@ -88,6 +89,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"max_stage", &p.max_stage},
         {"ewma_rtts", &p.ewma_rtts},
         {"hop_ewma", &p.hop_ewma},
+        {"ai_time", &p.ai_time},
         {"w_ai", &p.w_ai_bytes},
         {"expected_flows", &p.expected_flows},
         {"base_rtt", &p.base_rtt_us},

@@ -494,6 +494,7 @@ static void test_random_vs_model(void)
 		c.max_stage = rnd() % 6;
 		c.ewma_rtts = 1 + rnd() % 8;
 		c.hop_ewma = 0;	/* the double model is the draft's */
+		c.ai_time = 0;
 		bdp = hpcc_bdp(hpcc_path_mbps(L, nh), c.t_ns);
 		c.w_max = bdp > W(1500) ? bdp : W(1500);
 		c.w_min = W(1500) < c.w_max ? W(1500) : c.w_max;
@@ -728,6 +729,55 @@ static void test_hop_ewma(void)
 	       (unsigned long long)(s.w >> HPCC_W_SHIFT));
 }
 
+/* ai_time: Wc after @n reports @gap_t T apart on an idle 1 Gbit/s hop
+ * (u' 0.2: additive increase only), each report's probe sent after the
+ * last commit, so every other report commits.
+ */
+static uint64_t ai_time_run(uint32_t ai_time, unsigned int gap_t,
+			    unsigned int n)
+{
+	struct hpcc_law_cfg c = cfg_10us();
+	struct hpcc_sample L[1];
+	struct hpcc_law s;
+	uint64_t ts = 0, tx = 0;
+	unsigned int k;
+
+	c.max_stage = 1000;
+	c.ai_time = ai_time;
+	hpcc_law_start(&s, &c, W(20000), 0);
+	for (k = 0; k < n; k++) {
+		L[0] = hop(ts, tx, 0, 1000, 1);
+		hpcc_law_report(&s, &c, L, 1, k, k + 1);
+		ts += gap_t * 10000ULL;
+		tx += gap_t * 250;	/* 1250 bytes a T: u' 0.2 */
+	}
+	return s.wc;
+}
+
+static void test_ai_time(void)
+{
+	uint64_t per_t0 = ai_time_run(0, 1, 21), per_t1 = ai_time_run(1, 1, 21);
+	uint64_t gap0 = ai_time_run(0, 4, 21), gap1 = ai_time_run(1, 4, 21);
+	uint64_t far1 = ai_time_run(1, 40, 21);
+
+	/* 21 reports: 20 measured, 10 commits */
+	tap_ok(per_t0 == W(20000 + 1000) && per_t1 == per_t0,
+	       "ai_time: a report every T, W_ai a commit either way (Wc %llu, %llu)",
+	       (unsigned long long)(per_t0 >> HPCC_W_SHIFT),
+	       (unsigned long long)(per_t1 >> HPCC_W_SHIFT));
+	/* the first commit spans one report, 4 T: 2 W_ai; then 4 a commit,
+	 * less the span's ns >> 10 truncation
+	 */
+	tap_ok(gap0 == per_t0 && gap1 > W(20000 + 3700) &&
+	       gap1 <= W(20000 + 3800),
+	       "ai_time: a report every 4 T, about 4 W_ai a commit (Wc %llu) against 1 (%llu)",
+	       (unsigned long long)(gap1 >> HPCC_W_SHIFT),
+	       (unsigned long long)(gap0 >> HPCC_W_SHIFT));
+	tap_ok(far1 == W(20000 + HPCC_AI_TIME_MAX * 1000),
+	       "ai_time: a report every 40 T, at most %d W_ai a commit (Wc %llu)",
+	       HPCC_AI_TIME_MAX, (unsigned long long)(far1 >> HPCC_W_SHIFT));
+}
+
 int main(void)
 {
 	test_qdiv();
@@ -736,6 +786,7 @@ int main(void)
 	test_first_w();
 	test_pacing_rate();
 	test_hop_ewma();
+	test_ai_time();
 	test_random_vs_model();
 	return tap_done();
 }
