@@ -336,10 +336,11 @@ static inline uint32_t hpcc_hop_u_avg(const struct hpcc_law_cfg *c,
  * "u' > u" would leave U frozen). Returns false when no hop was usable: the
  * samples are only remembered.
  *
- * hop_ewma (a departure, off by default): each hop's u' is averaged on its
- * own, over the same horizon, and U is the max of those averages. The EWMA
- * of the max is biased upwards where two hops are loaded and their noise
- * is independent: the max picks each report's worse one.
+ * hop_ewma (a departure, on by default; 0 is the draft's): each hop's u' is
+ * averaged on its own, over the same horizon, and U is the max of those
+ * averages. The EWMA of the max is biased upwards where two hops are
+ * loaded and their noise is independent: the max picks each report's
+ * worse one.
  */
 static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 					 const struct hpcc_law_cfg *c,
