@@ -126,12 +126,11 @@ if [[ -n $quick ]]; then
 elif make -s module-debug; then
 	read -ra progs <<<"$(sed -n 's/^TEST_PROGS := //p' selftests/Makefile)"
 	half=$(((${#progs[@]} + 1) / 2))
-	suite vm-debug-1 scripts/vm-run.sh --kernel debug --timeout 2400 \
-		--include build/debug/tcp_hpcc.ko:tcp_hpcc.ko "${vm_files[@]}" \
-		-- ./selftests/run_tests.sh "${progs[@]:0:half}"
-	suite vm-debug-2 scripts/vm-run.sh --kernel debug --timeout 2400 \
-		--include build/debug/tcp_hpcc.ko:tcp_hpcc.ko "${vm_files[@]}" \
-		-- ./selftests/run_tests.sh "${progs[@]:half}"
+	for i in 1 2; do
+		suite vm-debug-$i scripts/vm-run.sh --kernel debug --timeout 2400 \
+			--include build/debug/tcp_hpcc.ko:tcp_hpcc.ko "${vm_files[@]}" \
+			-- ./selftests/run_tests.sh "${progs[@]:(i - 1) * half:half}"
+	done
 else
 	echo "=== vm-debug: building the debug kernel or build/debug/tcp_hpcc.ko failed: counted as a failure"
 	failed=$((failed + 1))
