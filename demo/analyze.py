@@ -463,9 +463,11 @@ def new_scenario_metrics(scen, run, env, series):
     m = {}
     if scen == 'many':
         qs = queue_stats(q, 'r2d1', 0, dur, rate) or {}
+        qh = queue_stats(q, 'r2d1', *half, rate) or {}
         gps = [goodput_bps(s, 1.0, dur) for s in series.values()]
         m.update({'goodput': sum(gps) / rate if gps else None,
                   'q_p99_kb': kb(qs.get('q_p99')), 'q_max_kb': kb(qs.get('q_max')),
+                  'q_p99_half_kb': kb(qh.get('q_p99')),
                   'util': qs.get('util'), 'drops': qs.get('drops'),
                   'jain_half': half_jain(list(series.values()), dur),
                   'flows': len(series)})
@@ -544,6 +546,7 @@ TABLE = [
     ('many', 'goodput', 'goodput / link rate', '{:.3f}'),
     ('many', 'q_p99_kb', 'queue p99 (KB)', '{:.1f}'),
     ('many', 'q_max_kb', 'queue max (KB)', '{:.1f}'),
+    ('many', 'q_p99_half_kb', 'queue p99, 2nd half (KB)', '{:.1f}'),
     ('many', 'jain_half', 'Jain, 1 s bins, 2nd half', '{:.3f}'),
     ('many', 'drops', 'drops', '{:.0f}'),
     ('many', 'probe_pct', 'probe+response % of link', '{:.2f}'),

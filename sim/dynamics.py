@@ -17,8 +17,9 @@ Metrics (demo/analyze.py's definitions where it has them):
   websearch(-jit)  FCT slowdown p99 of flows < 100 KB
   incast           short-flow FCT p99, peak queue, drops; the floor: the
                    burst's bytes with headers at the link rate + 1 base RTT
-  many             32 long flows: queue p99, Jain (mean over 1-s bins of
-                   the second half), goodput / link
+  many             32 long flows: queue p99 (the run, its second half),
+                   Jain (mean over 1-s bins of the second half), goodput /
+                   link
   rtt              Jain of the two flows (base RTTs 1:5), f2 / f1 rate
   parking          f1 (two bottlenecks) / mean of f2, f3 (one each)
   vscubic/vsdctcp  f1's (the CC under test) share of the link, second half
@@ -92,7 +93,9 @@ def metrics(run):
     gp = {f: analyze.goodput_bps(series[f], *half) for f in tags}
     if base == 'many':
         qs = analyze.queue_stats(run['queue'], 'r2d1', 0, dur, RATE) or {}
-        m = {'q_p99_kb': analyze.kb(qs.get('q_p99')), 'jain': bins_jain(series, tags, *half),
+        qh = analyze.queue_stats(run['queue'], 'r2d1', *half, RATE) or {}
+        m = {'q_p99_kb': analyze.kb(qs.get('q_p99')),
+             'q_p99_half_kb': analyze.kb(qh.get('q_p99')), 'jain': bins_jain(series, tags, *half),
              'goodput': sum(gp.values()) / RATE, 'drops': qs.get('drops')}
     elif base == 'rtt':
         m = {'jain': bins_jain(series, tags, *half),
@@ -165,7 +168,7 @@ TARGETS = [
 
 SHOW = {
     'incast': ['fct_p99_ms', 'floor_ms', 'q_peak_kb', 'drops', 'probe_pct'],
-    'many': ['q_p99_kb', 'jain', 'goodput', 'drops', 'probe_pct'],
+    'many': ['q_p99_kb', 'q_p99_half_kb', 'jain', 'goodput', 'drops', 'probe_pct'],
     'rtt': ['jain', 'f2_f1', 'probe_pct'],
     'parking': ['f1_rel', 'f1_mbit', 'one_mbit', 'probe_pct'],
     'vscubic': ['share', 'f2_share'],
