@@ -92,7 +92,7 @@ struct hpcc_law_cfg {
 	uint32_t max_stage;	/* additive-increase stages before MI */
 	uint32_t ewma_rtts;	/* EWMA horizon of U in T, >= 1 (draft: 1) */
 	uint32_t hop_ewma;	/* 1: U = max_i EWMA(u'_i); 0: EWMA(max_i u'_i) */
-	uint32_t ai_time;	/* 1: W_ai per 2 T of telemetry, not per commit */
+	uint32_t ai_time;	/* 1: W_ai per 2 T of telemetry below eta */
 	uint64_t w_ai;		/* additive increase, bytes << W_SHIFT */
 	uint64_t w_min;		/* W bounds, bytes << W_SHIFT, */
 	uint64_t w_max;		/* 0 < w_min <= w_max <= HPCC_W_LIMIT */
@@ -418,6 +418,8 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
  * probe budget spaces a slow flow's probes) commits less often; with
  * W_ai per commit its additive increase per second would shrink with its
  * rate, and the law's fairness comes only from the additive increase.
+ * Only while U < eta: N flows k T apart would otherwise add N k / 2 W_ai
+ * in each round of feedback, and 32 flows kept a queue of 3 BDPs.
  */
 static inline uint64_t hpcc_law_w_ai(const struct hpcc_law *s,
 				     const struct hpcc_law_cfg *c)
@@ -425,7 +427,7 @@ static inline uint64_t hpcc_law_w_ai(const struct hpcc_law *s,
 	uint64_t f;
 
 	/* from 2^40 (HPCC_W_LIMIT) up W_ai alone reaches w_max */
-	if (!c->ai_time || c->w_ai >= HPCC_W_LIMIT)
+	if (!c->ai_time || c->w_ai >= HPCC_W_LIMIT || s->u >= c->eta)
 		return c->w_ai;
 	f = hpcc_qdiv((uint64_t)s->ai_span << HPCC_AI_SPAN_SHIFT, 2 * c->t_ns,
 		      HPCC_U_SHIFT);

@@ -147,7 +147,7 @@ HPCC_PARAM(hop_ewma, HPCC_DEF_HOP_EWMA, 0, 1,
  * its probe rate, which the probe budget ties to its sending rate.
  */
 HPCC_PARAM(ai_time, HPCC_DEF_AI_TIME, 0, 1,
-	   "1: W_ai per 2 base RTTs of telemetry; 0: per commit of Wc");
+	   "1: W_ai per 2 base RTTs of telemetry while U < eta; 0: per commit");
 HPCC_PARAM(w_ai, 0, 0, 100000000,
 	   "additive increase W_ai in bytes; 0: BDP * (1 - eta) / expected_flows");
 HPCC_PARAM(expected_flows, 8, 1, 100000,

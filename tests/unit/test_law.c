@@ -729,12 +729,12 @@ static void test_hop_ewma(void)
 	       (unsigned long long)(s.w >> HPCC_W_SHIFT));
 }
 
-/* ai_time: Wc after @n reports @gap_t T apart on an idle 1 Gbit/s hop
- * (u' 0.2: additive increase only), each report's probe sent after the
- * last commit, so every other report commits.
+/* ai_time: Wc after @n reports @gap_t T apart on a 1 Gbit/s hop at u'
+ * 0.2 (additive increase only) plus @qlen's queue term, each report's
+ * probe sent after the last commit, so every other report commits.
  */
 static uint64_t ai_time_run(uint32_t ai_time, unsigned int gap_t,
-			    unsigned int n)
+			    unsigned int n, uint32_t qlen)
 {
 	struct hpcc_law_cfg c = cfg_10us();
 	struct hpcc_sample L[1];
@@ -746,7 +746,7 @@ static uint64_t ai_time_run(uint32_t ai_time, unsigned int gap_t,
 	c.ai_time = ai_time;
 	hpcc_law_start(&s, &c, W(20000), 0);
 	for (k = 0; k < n; k++) {
-		L[0] = hop(ts, tx, 0, 1000, 1);
+		L[0] = hop(ts, tx, qlen, 1000, 1);
 		hpcc_law_report(&s, &c, L, 1, k, k + 1);
 		ts += gap_t * 10000ULL;
 		tx += gap_t * 250;	/* 1250 bytes a T: u' 0.2 */
@@ -756,9 +756,14 @@ static uint64_t ai_time_run(uint32_t ai_time, unsigned int gap_t,
 
 static void test_ai_time(void)
 {
-	uint64_t per_t0 = ai_time_run(0, 1, 21), per_t1 = ai_time_run(1, 1, 21);
-	uint64_t gap0 = ai_time_run(0, 4, 21), gap1 = ai_time_run(1, 4, 21);
-	uint64_t far1 = ai_time_run(1, 40, 21);
+	uint64_t per_t0 = ai_time_run(0, 1, 21, 0);
+	uint64_t per_t1 = ai_time_run(1, 1, 21, 0);
+	uint64_t gap0 = ai_time_run(0, 4, 21, 0);
+	uint64_t gap1 = ai_time_run(1, 4, 21, 0);
+	uint64_t far1 = ai_time_run(1, 40, 21, 0);
+	/* a queue of 0.8 B T: u' 1.0 >= eta, W = 0.95 Wc + W_ai a commit */
+	uint64_t busy0 = ai_time_run(0, 4, 21, 1000);
+	uint64_t busy1 = ai_time_run(1, 4, 21, 1000);
 
 	/* 21 reports: 20 measured, 10 commits */
 	tap_ok(per_t0 == W(20000 + 1000) && per_t1 == per_t0,
@@ -776,6 +781,11 @@ static void test_ai_time(void)
 	tap_ok(far1 == W(20000 + HPCC_AI_TIME_MAX * 1000),
 	       "ai_time: a report every 40 T, at most %d W_ai a commit (Wc %llu)",
 	       HPCC_AI_TIME_MAX, (unsigned long long)(far1 >> HPCC_W_SHIFT));
+	/* 10 commits from 20000 towards W_ai / 0.05 = 2000 bytes */
+	tap_ok(busy1 == busy0 && busy0 < W(13000) && busy0 > W(12500),
+	       "ai_time: U >= eta, a report every 4 T: one W_ai a commit (Wc %llu, %llu)",
+	       (unsigned long long)(busy1 >> HPCC_W_SHIFT),
+	       (unsigned long long)(busy0 >> HPCC_W_SHIFT));
 }
 
 int main(void)
