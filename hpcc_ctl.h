@@ -100,7 +100,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_FIRST_SHARE	0
 #define HPCC_DEF_FIRST_BOUND	0
 #define HPCC_DEF_HOP_EWMA	1
-#define HPCC_DEF_AI_TIME	1
+#define HPCC_DEF_AI_TIME	0
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
