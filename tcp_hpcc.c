@@ -1227,9 +1227,13 @@ static void hpcc_set_state(struct sock *sk, u8 new_state)
 		f->ctl.telemetry = false;
 		hpcc_publish(f);
 	}
-	/* End of loss-based recovery: Reno's cwnd = ssthresh. */
+	/* End of loss-based recovery or of an ECN reduction (CWR): Reno's
+	 * cwnd = ssthresh, which tcp_end_cwnd_reduction() leaves to a
+	 * cong_control
+	 */
 	if (new_state == TCP_CA_Open && !hpcc_telemetry_on(sk) &&
-	    inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery &&
+	    (inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery ||
+	     inet_csk(sk)->icsk_ca_state == TCP_CA_CWR) &&
 	    tp->snd_ssthresh < TCP_INFINITE_SSTHRESH)
 		tcp_snd_cwnd_set(tp, max(tp->snd_ssthresh, 2U));
 }
