@@ -78,6 +78,10 @@ struct hpcc_ctl_params {
 					 */
 	uint32_t compete_queue;		/* standing queue, per mille of B T */
 	uint32_t compete_hold;		/* RTTs competing before a trial */
+	uint32_t compete_ecn;		/* 1: CE marks in every report are a
+					 * standing queue too, and competing
+					 * answers them as dctcp does
+					 */
 	uint32_t first_share;		/* a new flow's first W at most B T
 					 * over this (0, 1: B T)
 					 */
@@ -97,6 +101,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_COMPETE_RTTS	50
 #define HPCC_DEF_COMPETE_QUEUE	4000
 #define HPCC_DEF_COMPETE_HOLD	1000
+#define HPCC_DEF_COMPETE_ECN	1
 #define HPCC_DEF_FIRST_SHARE	0
 #define HPCC_DEF_FIRST_BOUND	0
 #define HPCC_DEF_HOP_EWMA	1
@@ -135,6 +140,20 @@ struct hpcc_ctl {
 	uint64_t standing_ns;		/* when the standing queue was first seen */
 	uint64_t queue_u;		/* the largest queue last report, U units */
 	uint64_t compete_until_ns;	/* competing (loss-based) until then */
+	uint32_t ecn_alpha;		/* CE-marked fraction of what was
+					 * delivered, EWMA per round,
+					 * HPCC_ECN_ALPHA_SHIFT
+					 */
+	uint32_t ecn_round_end;		/* snd_nxt when the round began */
+	uint32_t ecn_delivered;		/* delivered when the round began */
+	uint32_t ecn_delivered_ce;	/* delivered_ce when it began */
+	uint32_t ecn_last_ce;		/* delivered_ce at the last ACK */
+	uint64_t standing_q;		/* the queue then, U units */
+	uint32_t ecn_reports;		/* CE in each of the last reports,
+					 * a bit each, the newest lowest
+					 */
+	bool ecn_marked;		/* CE echoed since the last report */
+	bool ecn_counting;		/* alpha's first round has begun */
 	bool telemetry;			/* the law owns cwnd and pacing */
 	bool started;			/* telemetry has run before */
 	bool probed;			/* a probe has left */
@@ -388,8 +407,10 @@ static inline uint64_t hpcc_ctl_queue_u(const struct hpcc_law_cfg *c,
  * for compete_hold T; reports in between count nothing. Then a trial: the
  * law runs again and backs off; a queue that stays at the threshold
  * through HPCC_COMPETE_REPORTS reports of the trial did not drain when we
- * did, so the flow competes again at once, from the window it had. Returns
- * true when the report was taken by it (the law must not run).
+ * did, so the flow competes again at once, from the window it had. With
+ * compete_ecn, CE echoed since the previous report counts as a standing
+ * queue as well (below). Returns true when the report was taken by it (the
+ * law must not run).
  */
 #define HPCC_COMPETE_REPORTS	3
 
@@ -412,6 +433,86 @@ static inline uint64_t hpcc_ctl_share(const struct hpcc_law_cfg *c,
 	return (uint32_t)bytes / (mss ? mss : 1);
 }
 
+/*
+ * CE marks beside a marking AQM (compete_ecn). HPCC switches stamp, they do
+ * not mark, and the law keeps the queue below any marking threshold: CE
+ * echoed through compete_rtts T while the queue did not halve means a
+ * queue that someone else holds above an AQM's threshold (dctcp beside us
+ * on a RED-ECN port holds it near K, below compete_queue's 4 B T); the
+ * law's own burst of new flows drains. A report counts as marked when CE
+ * came since it or the report before: the law throttles the flow to a few
+ * packets a report, of which the AQM marks a fraction. Competing answers CE
+ * as dctcp does: per round of data, alpha = (1 - g) alpha + g F, F the
+ * fraction of delivered packets whose ACK echoed CE; on CE cwnd times
+ * (1 - alpha / 2) (Linux's tcp_dctcp.c). The counts are the TCP stack's
+ * (tcp_sock.delivered, delivered_ce), so the echo it counts is the
+ * receiver's: per packet from a receiver that echoes as dctcp does, and
+ * one per CWR from an RFC 3168 receiver, where alpha tends to 1 and the
+ * answer is Reno's.
+ */
+#define HPCC_ECN_ALPHA_SHIFT	10	/* alpha's scale: 1024 = all marked */
+#define HPCC_ECN_G_SHIFT	4	/* alpha's gain: 1/16, dctcp's */
+
+/* Every ACK: the counts after it; once per round (snd_una past the round's
+ * snd_nxt) alpha's step. One 32-bit division per round.
+ */
+static inline void hpcc_ctl_ecn_ack(struct hpcc_ctl *s, uint32_t snd_una,
+				    uint32_t snd_nxt, uint32_t delivered,
+				    uint32_t delivered_ce)
+{
+	uint32_t alpha = s->ecn_alpha, ce, n;
+
+	if (delivered_ce != s->ecn_last_ce) {
+		s->ecn_marked = s->ecn_counting;
+		s->ecn_last_ce = delivered_ce;
+	}
+	if (s->ecn_counting && (int32_t)(snd_una - s->ecn_round_end) < 0)
+		return;
+	if (!s->ecn_counting) {
+		s->ecn_counting = true;
+		ce = 0;
+		n = 0;
+	} else {
+		ce = delivered_ce - s->ecn_delivered_ce;
+		n = delivered - s->ecn_delivered;
+	}
+	alpha -= alpha >> HPCC_ECN_G_SHIFT;
+	if (ce && n) {
+		/* g F at alpha's scale, in 32 bits: ce <= n < 2^26 */
+		if (ce > n)
+			ce = n;
+		while (n >= 1U << 26) {
+			n >>= 1;
+			ce >>= 1;
+		}
+		alpha += (ce << (HPCC_ECN_ALPHA_SHIFT - HPCC_ECN_G_SHIFT)) /
+			 (n ? n : 1);
+	}
+	if (alpha > 1U << HPCC_ECN_ALPHA_SHIFT)
+		alpha = 1U << HPCC_ECN_ALPHA_SHIFT;
+	s->ecn_alpha = alpha;
+	s->ecn_round_end = snd_nxt;
+	s->ecn_delivered = delivered;
+	s->ecn_delivered_ce = delivered_ce;
+}
+
+/* ssthresh on CE while competing with compete_ecn: cwnd times (1 - alpha
+ * / 2), at least 2; 0 when Reno's halving applies. A loss halves, as in
+ * dctcp (dctcp_react_to_loss()): the caller undoes this cut for one.
+ */
+static inline uint32_t hpcc_ctl_ecn_ssthresh(const struct hpcc_ctl *s,
+					     const struct hpcc_ctl_params *p,
+					     uint32_t cwnd)
+{
+	uint32_t cut;
+
+	if (!p->compete_ecn || !s->competing)
+		return 0;
+	cut = (uint32_t)(((uint64_t)cwnd * s->ecn_alpha) >>
+			 (HPCC_ECN_ALPHA_SHIFT + 1));
+	return cwnd - cut > 2 ? cwnd - cut : 2;
+}
+
 static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 				    const struct hpcc_ctl_params *p,
 				    const struct hpcc_law_cfg *c,
@@ -420,7 +521,7 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 				    uint32_t cwnd, uint64_t now)
 {
 	uint64_t thresh, q, share;
-	bool fire;
+	bool fire, marked;
 
 	if (!p->compete_rtts) {
 		s->competing = false;
@@ -429,6 +530,9 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 	}
 	thresh = hpcc_qdiv(p->compete_queue, 1000, HPCC_U_SHIFT);
 	q = hpcc_ctl_queue_u(c, L, nhops);
+	s->ecn_reports = (s->ecn_reports << 1 | s->ecn_marked) & 3;
+	s->ecn_marked = false;
+	marked = p->compete_ecn && s->ecn_reports;
 	if (s->competing) {
 		if ((int64_t)(now - s->compete_until_ns) < 0) {
 			s->last_report_ns = now;
@@ -440,7 +544,7 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 	}
 	if (s->trial_cwnd) {
 		/* in a trial: did the queue drain when the law backed off? */
-		if (q < thresh) {
+		if (q < thresh && !marked) {
 			s->trial_cwnd = 0;
 			s->standing = 0;
 		} else {
@@ -448,16 +552,29 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 		}
 		fire = s->standing >= HPCC_COMPETE_REPORTS;
 	} else {
-		/* standing: above the threshold and not draining */
-		if (q >= thresh && q >= s->queue_u) {
-			if (!s->standing++)
+		/* standing: above the threshold and not draining, or above
+		 * an AQM's marking threshold
+		 */
+		bool queued = q >= thresh && q >= s->queue_u;
+
+		if (queued || marked) {
+			if (!s->standing++) {
 				s->standing_ns = now;
+				s->standing_q = q;
+			}
 		} else {
 			s->standing = 0;
 		}
 		fire = s->telemetry && s->standing >= HPCC_COMPETE_REPORTS &&
 		       now - s->standing_ns >=
 		       (uint64_t)p->compete_rtts * c->t_ns;
+		if (fire && !queued && q < s->standing_q / 2) {
+			/* CE alone from a queue that is draining: wait anew */
+			fire = false;
+			s->standing = 1;
+			s->standing_ns = now;
+			s->standing_q = q;
+		}
 	}
 	s->queue_u = q;
 	if (!fire)

@@ -439,6 +439,115 @@ static void test_compete(void)
 	       "compete_rtts 0: never, whatever the queue");
 }
 
+/* One ACK of a flow that has delivered @n packets, @ce of them echoed CE. */
+static void ecn_round(struct hpcc_ctl *s, uint32_t *seq, uint32_t *dl,
+		      uint32_t *dl_ce, uint32_t n, uint32_t ce)
+{
+	*dl += n;
+	*dl_ce += ce;
+	*seq += n * 1000;
+	hpcc_ctl_ecn_ack(s, *seq, *seq + 1000, *dl, *dl_ce);
+}
+
+static void test_compete_ecn(void)
+{
+	struct hpcc_ctl_params p = params;
+	struct hpcc_tcp_view v = {
+		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
+		.min_rtt_us = 1000, .srtt_ns = 1000000,
+	};
+	const uint64_t ms = 1000000;
+	uint32_t seq = 0xfffff000, dl = 0, dl_ce = 0;
+	struct hpcc_ctl s;
+	uint64_t t = 1000, tx = 0;
+	int i, fired = 0;
+
+	/* alpha: dctcp's EWMA of the marked fraction, once per round */
+	memset(&s, 0, sizeof(s));
+	ecn_round(&s, &seq, &dl, &dl_ce, 0, 0);
+	for (i = 0; i < 200; i++)
+		ecn_round(&s, &seq, &dl, &dl_ce, 20, 10);
+	tap_ok(s.ecn_alpha >= 500 && s.ecn_alpha <= 512,
+	       "ecn: half the packets marked: alpha %u of 1024 -> 1/2",
+	       s.ecn_alpha);
+	for (i = 0; i < 200; i++)
+		ecn_round(&s, &seq, &dl, &dl_ce, 20, 0);
+	tap_ok(s.ecn_alpha < 16, "ecn: no marks: alpha decays (%u)",
+	       s.ecn_alpha);
+	i = s.ecn_alpha;
+	s.ecn_marked = false;
+	dl_ce += 1;
+	hpcc_ctl_ecn_ack(&s, seq - 500, seq + 1000, dl, dl_ce);
+	tap_ok(s.ecn_alpha == (uint32_t)i && s.ecn_marked,
+	       "ecn: a mark within a round is seen, alpha waits for the round");
+	for (i = 0; i < 200; i++)
+		ecn_round(&s, &seq, &dl, &dl_ce, 20, 20);
+	tap_ok(s.ecn_alpha == 1024,
+	       "ecn: every packet marked: alpha at most 1 (%u)", s.ecn_alpha);
+	ecn_round(&s, &seq, &dl, &dl_ce, 1U << 27, 1U << 27);
+	tap_ok(s.ecn_alpha == 1024,
+	       "ecn: a round of 2^27 packets stays within 32 bits");
+
+	/* CE in every report stands for a queue below compete_queue */
+	p.compete_rtts = 3;
+	p.compete_queue = 4000;
+	p.compete_hold = 100;
+	p.compete_ecn = 1;
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < 4; i++) {
+		s.ecn_marked = true;
+		fired |= compete_report(&s, &p, &v, &t, &tx, 30000, ms);
+	}
+	tap_ok(fired && s.competing && !s.ecn_marked,
+	       "compete_ecn: CE through compete_rtts T fires below compete_queue");
+	s.ecn_alpha = 512;
+	tap_ok(hpcc_ctl_ecn_ssthresh(&s, &p, 100) == 75 &&
+	       hpcc_ctl_ecn_ssthresh(&s, &p, 2) == 2,
+	       "compete_ecn: competing, a cut of alpha / 2 (100 -> 75), at least 2");
+	s.ecn_marked = true;
+	fired = compete_report(&s, &p, &v, &t, &tx, 30000, 100 * ms);
+	tap_ok(!fired && s.trial_cwnd, "compete_ecn: the trial after compete_hold");
+	for (i = 0, fired = 0; i < 3; i++) {
+		s.ecn_marked = true;
+		fired |= compete_report(&s, &p, &v, &t, &tx, 30000, ms);
+	}
+	tap_ok(fired && s.competing,
+	       "compete_ecn: CE through the trial: competing again at once");
+	p.compete_ecn = 0;
+	tap_ok(!hpcc_ctl_ecn_ssthresh(&s, &p, 100),
+	       "compete_ecn 0: Reno's halving while competing");
+	memset(&s, 0, sizeof(s));
+	for (i = 0, fired = 0; i < 10; i++) {
+		s.ecn_marked = true;
+		fired |= compete_report(&s, &p, &v, &t, &tx, 30000, ms);
+	}
+	tap_ok(!fired && !hpcc_ctl_ecn_ssthresh(&s, &p, 100),
+	       "compete_ecn 0: CE does not fire");
+	p.compete_ecn = 1;
+	memset(&s, 0, sizeof(s));
+	for (i = 0, fired = 0; i < 20; i++) {
+		s.ecn_marked = i % 4 < 2;
+		fired |= compete_report(&s, &p, &v, &t, &tx, 30000, ms);
+	}
+	tap_ok(!fired && s.telemetry,
+	       "compete_ecn: two reports in a row without CE restart the count");
+	memset(&s, 0, sizeof(s));
+	for (i = 0, fired = 0; i < 5; i++) {
+		s.ecn_marked = i != 2;
+		fired |= compete_report(&s, &p, &v, &t, &tx, 30000, ms);
+	}
+	tap_ok(fired, "compete_ecn: one report without CE does not");
+	memset(&s, 0, sizeof(s));
+	for (i = 0, fired = 0; i < 10; i++) {
+		s.ecn_marked = true;
+		fired |= compete_report(&s, &p, &v, &t, &tx, 400000 >> i, ms);
+	}
+	tap_ok(!fired && s.telemetry,
+	       "compete_ecn: CE from a queue that halves as it goes (a burst draining) does not fire");
+	tap_ok(!hpcc_ctl_ecn_ssthresh(&s, &p, 100),
+	       "compete_ecn: not competing, Reno's halving");
+}
+
 /* One v2 record at 10 Gbit/s as a switch stamps it, plain or
  * anonymised (hpcc_stamp_anon()), decoded as the module decodes it.
  */
@@ -738,6 +847,7 @@ int main(void)
 	test_start();
 	test_probe_cost();
 	test_compete();
+	test_compete_ecn();
 	test_anon();
 	test_rx();
 	test_flows();
