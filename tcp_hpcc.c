@@ -188,6 +188,15 @@ HPCC_PARAM(compete_queue, HPCC_DEF_COMPETE_QUEUE, 1, 100000,
 	   "standing queue for compete_rtts, per mille of the BDP");
 HPCC_PARAM(compete_hold, HPCC_DEF_COMPETE_HOLD, 1, 100000,
 	   "base RTTs competing before the law is tried again");
+HPCC_PARAM(compete_ecn, HPCC_DEF_COMPETE_ECN, 0, 1,
+	   "1: CE in every report is a standing queue; competing cuts as dctcp");
+/* Read once, at load: the congestion control's flags are fixed while it
+ * is registered.
+ */
+static bool hpcc_ecn = true;
+module_param_named(ecn, hpcc_ecn, bool, 0444);
+MODULE_PARM_DESC(ecn,
+		 "negotiate ECN and echo CE per packet, as dctcp (at load only)");
 HPCC_PARAM(probe_limit, 100000, 1, 10000000,
 	   "probes per second this host may send, all flows together");
 /* Wire version 2 (Documentation/design-wire-v2.rst): only once every
@@ -387,6 +396,8 @@ struct hpcc_flow {
 struct hpcc_ca {
 	struct hpcc_flow *flow;		/* NULL: allocation failed, Reno only */
 	u32 prior_cwnd;			/* for undo in loss-based mode */
+	u32 prior_rcv_nxt;		/* the receiver's CE echo, as dctcp's */
+	u32 ce_state;
 };
 
 static struct rhashtable hpcc_flows;
@@ -401,6 +412,12 @@ static const struct rhashtable_params hpcc_flow_params = {
 };
 
 static struct tcp_congestion_ops tcp_hpcc_ops;
+static struct tcp_congestion_ops tcp_hpcc_noecn_ops;
+
+static bool hpcc_is_ours(const struct tcp_congestion_ops *ops)
+{
+	return ops == &tcp_hpcc_ops || ops == &tcp_hpcc_noecn_ops;
+}
 
 static u64 hpcc_srtt_ns(const struct tcp_sock *tp)
 {
@@ -431,6 +448,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->compete_rtts = READ_ONCE(hpcc_compete_rtts);
 	p->compete_queue = READ_ONCE(hpcc_compete_queue);
 	p->compete_hold = READ_ONCE(hpcc_compete_hold);
+	p->compete_ecn = READ_ONCE(hpcc_compete_ecn);
 	p->rx_window = READ_ONCE(hpcc_rx_window);
 	p->receiver_flows = READ_ONCE(hpcc_receiver_flows);
 }
@@ -620,7 +638,9 @@ static void hpcc_clear_nonce(struct hpcc_flow *f)
 static void hpcc_send_probe(struct sock *sk, struct hpcc_flow *f, u64 now)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u8 tos = READ_ONCE(hpcc_probe_dscp) << 2;
+	/* the data's ECN codepoint: an AQM that marks ECT drops the rest */
+	u8 tos = READ_ONCE(hpcc_probe_dscp) << 2 |
+		 (inet_sk(sk)->tos & INET_ECN_MASK);
 	u64 srtt = hpcc_srtt_ns(tp);
 	struct hpcc_ctl_params p;
 	struct sk_buff *skb;
@@ -741,7 +761,7 @@ static int hpcc_stash_report(struct sock *sk, const void *p)
 	f = rhashtable_lookup(&hpcc_flows, &sk, hpcc_flow_params);
 	if (!f) {
 		/* Only compared, never dereferenced: ops may change under us. */
-		err = READ_ONCE(inet_csk(sk)->icsk_ca_ops) == &tcp_hpcc_ops ?
+		err = hpcc_is_ours(READ_ONCE(inet_csk(sk)->icsk_ca_ops)) ?
 		      -ENOBUFS : -EOPNOTSUPP;
 		goto out;
 	}
@@ -1097,6 +1117,8 @@ static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 		return;
 	}
 	now = tcp_clock_ns();
+	hpcc_ctl_ecn_ack(&f->ctl, tcp_sk(sk)->snd_una, tcp_sk(sk)->snd_nxt,
+			 tcp_sk(sk)->delivered, tcp_sk(sk)->delivered_ce);
 	hpcc_consume_report(sk, f, now);
 	hpcc_params(&p);
 	if (hpcc_ctl_telemetry_lost(&f->ctl, &p, now,
@@ -1111,6 +1133,54 @@ static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 	hpcc_maybe_probe(sk, f, rs, now);
 }
 
+/* A loss while competing with compete_ecn: Reno's half, not the cut for
+ * CE that hpcc_ssthresh() gave (an RTO: CA_EVENT_LOSS; fast recovery:
+ * hpcc_set_state())
+ */
+static void hpcc_loss_halves(struct sock *sk)
+{
+	const struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct hpcc_ctl_params p;
+
+	if (!f)
+		return;
+	hpcc_params(&p);
+	if (hpcc_ctl_ecn_ssthresh(&f->ctl, &p, tcp_snd_cwnd(tp)))
+		tp->snd_ssthresh = max(tcp_snd_cwnd(tp) >> 1U, 2U);
+}
+
+/*
+ * The receiver's echo with the ecn parameter (TCP_CONG_NEEDS_ECN): ECE on
+ * the ACKs of CE packets, not from the first CE until CWR, as dctcp's
+ * receiver does (tcp_dctcp.h), so that a sender's count of marked packets
+ * (hpcc_ctl_ecn_ack(), dctcp's alpha) is a fraction. An ACK held back by
+ * delayed ACK leaves first with the state it acknowledges.
+ */
+static void hpcc_echo_ce(struct sock *sk, enum tcp_ca_event ev)
+{
+	struct hpcc_ca *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 ce = ev == CA_EVENT_ECN_IS_CE;
+
+	if (ca->ce_state != ce) {
+		if (inet_csk(sk)->icsk_ack.pending & ICSK_ACK_TIMER) {
+			if (ca->ce_state)
+				tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
+			else
+				tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
+			__tcp_send_ack(sk, ca->prior_rcv_nxt);
+		}
+		inet_csk(sk)->icsk_ack.pending |= ICSK_ACK_NOW;
+	}
+	ca->prior_rcv_nxt = tp->rcv_nxt;
+	ca->ce_state = ce;
+	if (ce)
+		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
+	else
+		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
+}
+
 /* probe_first: the first probe with the first data (TX_START: the first
  * segment sent with nothing in flight, before it is queued).
  */
@@ -1119,6 +1189,14 @@ static void hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
 	struct hpcc_ctl_params p;
 
+	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE) {
+		hpcc_echo_ce(sk, ev);
+		return;
+	}
+	if (ev == CA_EVENT_LOSS) {
+		hpcc_loss_halves(sk);
+		return;
+	}
 	if (ev != CA_EVENT_TX_START || !f)
 		return;
 	hpcc_params(&p);
@@ -1135,6 +1213,16 @@ static void hpcc_init(struct sock *sk)
 
 	ca->prior_cwnd = 0;
 	ca->flow = NULL;
+	ca->prior_rcv_nxt = tcp_sk(sk)->rcv_nxt;
+	ca->ce_state = 0;
+	/* TCP_CONG_NEEDS_ECN asked for ECN. A peer that refused it must get
+	 * no ECT, which the stack sets after init for such a congestion
+	 * control: the same operations without the flag, as dctcp_init()
+	 * does with dctcp_reno.
+	 */
+	if (tcp_ca_needs_ecn(sk) && !(tcp_sk(sk)->ecn_flags & TCP_ECN_OK) &&
+	    sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE)
+		inet_csk(sk)->icsk_ca_ops = &tcp_hpcc_noecn_ops;
 	/* Pace even without sch_fq, as tcp_bbr does. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
 
@@ -1207,6 +1295,17 @@ static u32 hpcc_ssthresh(struct sock *sk)
 		return hpcc_ctl_cwnd(&f->ctl, tp->mss_cache,
 				     tp->snd_cwnd_clamp);
 	}
+	/* competing beside a marking AQM: dctcp's cut, not Reno's half */
+	if (ca->flow) {
+		struct hpcc_ctl_params p;
+		u32 cut;
+
+		hpcc_params(&p);
+		cut = hpcc_ctl_ecn_ssthresh(&ca->flow->ctl, &p,
+					    tcp_snd_cwnd(tp));
+		if (cut)
+			return cut;
+	}
 	return tcp_reno_ssthresh(sk);
 }
 
@@ -1222,6 +1321,9 @@ static void hpcc_set_state(struct sock *sk, u8 new_state)
 	struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
 	struct tcp_sock *tp = tcp_sk(sk);
 
+	if (new_state == TCP_CA_Recovery &&
+	    inet_csk(sk)->icsk_ca_state != TCP_CA_Recovery)
+		hpcc_loss_halves(sk);
 	/* An RTO means the path is in trouble: fall back to loss-based. */
 	if (new_state == TCP_CA_Loss && f && f->ctl.telemetry) {
 		f->ctl.telemetry = false;
@@ -1292,6 +1394,11 @@ static struct tcp_congestion_ops tcp_hpcc_ops __read_mostly = {
 	.set_state	= hpcc_set_state,
 	.get_info	= hpcc_get_info,
 };
+
+/* A connection whose peer refused ECN: tcp_hpcc_ops without
+ * TCP_CONG_NEEDS_ECN (filled in at load), never registered
+ */
+static struct tcp_congestion_ops tcp_hpcc_noecn_ops __read_mostly;
 
 /* ---- /proc/net/tcp_hpcc and /proc/net/tcp_hpcc_stat ------------------------ */
 
@@ -1475,6 +1582,10 @@ static int __init hpcc_register(void)
 	err = register_pernet_subsys(&hpcc_net_ops);
 	if (err)
 		goto err_hash;
+	/* copied before registering, while it has no list links */
+	tcp_hpcc_noecn_ops = tcp_hpcc_ops;
+	if (hpcc_ecn)
+		tcp_hpcc_ops.flags |= TCP_CONG_NEEDS_ECN;
 	err = tcp_register_congestion_control(&tcp_hpcc_ops);
 	if (err)
 		goto err_net;
