@@ -25,6 +25,7 @@ HpccStats()
 }
 
 int g_hpcc_no_bounds;
+int g_hpcc_ecn = 1;
 
 /* The controller's dynamics parameters (hpcc_ctl.h), by their module
  * parameter names.
@@ -33,6 +34,7 @@ int g_hpcc_no_bounds;
     {"start_hold", &p.start_hold}, {"probe_first", &p.probe_first},                            \
         {"probe_cost", &p.probe_cost}, {"compete_rtts", &p.compete_rtts},                  \
         {"compete_queue", &p.compete_queue}, {"compete_hold", &p.compete_hold},                \
+        {"compete_ecn", &p.compete_ecn},                                                       \
         {"first_bound", &p.first_bound}, {"first_share", &p.first_share},
 
 static struct hpcc_ctl_params
@@ -59,6 +61,7 @@ ModuleDefaults()
     p.compete_rtts = HPCC_DEF_COMPETE_RTTS;
     p.compete_queue = HPCC_DEF_COMPETE_QUEUE;
     p.compete_hold = HPCC_DEF_COMPETE_HOLD;
+    p.compete_ecn = HPCC_DEF_COMPETE_ECN;
     p.first_bound = HPCC_DEF_FIRST_BOUND;
     p.first_share = HPCC_DEF_FIRST_SHARE;
     p.hop_ewma = HPCC_DEF_HOP_EWMA;
@@ -84,6 +87,11 @@ bool
 HpccSetParam(const std::string& name, uint32_t v)
 {
     struct hpcc_ctl_params& p = Params();
+    if (name == "ecn") /* the module's load-time parameter, not the controller's */
+    {
+        g_hpcc_ecn = v ? 1 : 0;
+        return true;
+    }
     const std::map<std::string, uint32_t*> tab = {
         {"eta", &p.eta_permille},
         {"max_stage", &p.max_stage},
@@ -169,6 +177,19 @@ TcpHpcc::SrttNs() const
     return m_srttNs ? m_srttNs : 1000000ULL;
 }
 
+/* the module's ecn parameter (TCP_CONG_NEEDS_ECN): ECN negotiated and CE
+ * echoed per packet, as dctcp's receiver does (hpcc_echo_ce())
+ */
+void
+TcpHpcc::Init(Ptr<TcpSocketState> tcb)
+{
+    if (!g_hpcc_ecn)
+        return;
+    tcb->m_useEcn = TcpSocketState::On;
+    tcb->m_ecnMode = TcpSocketState::DctcpEcn;
+    tcb->m_ectCodePoint = TcpSocketState::Ect0;
+}
+
 void
 TcpHpcc::PktsAcked(Ptr<TcpSocketState>, uint32_t, const Time& rtt)
 {
@@ -226,6 +247,13 @@ TcpHpcc::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t)
         hpcc_ctl_loss(&m_ctl, &m_params, mss);
         return hpcc_ctl_cwnd(&m_ctl, mss, UINT32_MAX / mss) * mss;
     }
+    /* competing beside a marking AQM: dctcp's cut for CE, Reno's half for a
+     * loss (the module tells them apart by the state the stack enters;
+     * here the ACK that brought the reduction carried ECE or not)
+     */
+    uint32_t cut = hpcc_ctl_ecn_ssthresh(&m_ctl, &m_params, tcb->m_cWnd / mss);
+    if (cut && tcb->m_ecnState == TcpSocketState::ECN_ECE_RCVD)
+        return cut * mss;
     /* tcp_reno_ssthresh(): half of cwnd, at least 2 segments */
     return std::max<uint32_t>(tcb->m_cWnd / 2, 2 * mss);
 }
@@ -274,17 +302,26 @@ TcpHpcc::Reno(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs)
 
 void
 TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
-                     const TcpRateOps::TcpRateConnection&,
+                     const TcpRateOps::TcpRateConnection& rc,
                      const TcpRateOps::TcpRateSample& rs)
 {
     uint64_t now = Simulator::Now().GetNanoSeconds();
     uint32_t mss = tcb->m_segmentSize;
+    uint32_t delivered = (uint32_t)rc.m_delivered;
 
     if (!m_net)
     {
         Reno(tcb, rs);
         return;
     }
+    /* tcp_sock.delivered and delivered_ce, in bytes: ns-3 marks the state
+     * of the ACK that delivered them (ECN_ECE_RCVD)
+     */
+    if (tcb->m_ecnState == TcpSocketState::ECN_ECE_RCVD)
+        m_deliveredCe += delivered - m_lastDelivered;
+    m_lastDelivered = delivered;
+    hpcc_ctl_ecn_ack(&m_ctl, tcb->m_lastAckedSeq.GetValue(), tcb->m_highTxMark.Get().GetValue(),
+                     delivered, m_deliveredCe);
     /* hpcc_consume_report() */
     if (m_pending)
     {
@@ -385,7 +422,9 @@ TcpHpcc::SendProbe(Ptr<TcpSocketState> tcb, uint64_t now)
     th.SetFlags(0);
     th.SetWindowSize(0);
     pkt->AddHeader(th);
-    m_net->SendProbe(pkt, m_local, m_remote);
+    /* the data's ECN codepoint (hpcc_send_probe()) */
+    m_net->SendProbe(pkt, m_local, m_remote,
+                     tcb->m_ecnState != TcpSocketState::ECN_DISABLED ? tcb->m_ectCodePoint : 0);
     HpccStats().probesSent++;
 }
 
@@ -509,12 +548,12 @@ HpccNet::Reflect(const Ipv4Header& ip, Ptr<const Packet> p, uint8_t respDscp, Ip
 }
 
 void
-HpccNet::SendProbe(Ptr<Packet> pkt, Ipv4Address src, Ipv4Address dst)
+HpccNet::SendProbe(Ptr<Packet> pkt, Ipv4Address src, Ipv4Address dst, uint8_t ecn)
 {
     Ptr<Ipv4L3Protocol> ip = GetObject<Ipv4L3Protocol>();
     SocketIpTosTag tos;
 
-    tos.SetTos(m_probeDscp << 2);
+    tos.SetTos(m_probeDscp << 2 | (ecn & 3));
     pkt->AddPacketTag(tos);
     ip->Send(pkt, src, dst, TcpL4Protocol::PROT_NUMBER, nullptr);
 }

@@ -64,6 +64,7 @@ class TcpHpcc : public TcpLinuxReno
     Ptr<TcpCongestionOps> Fork() override { return CopyObject<TcpHpcc>(this); }
 
     bool HasCongControl() const override { return true; }
+    void Init(Ptr<TcpSocketState> tcb) override;
     /* ns-3 calls this even with CongControl; Linux does not call
      * cong_avoid then: CongControl() does all of it.
      */
@@ -108,6 +109,8 @@ class TcpHpcc : public TcpLinuxReno
     struct hpcc_sample m_report[HPCC_MAX_HOPS];
     uint64_t m_srttNs = 0;      /* Linux's srtt: EWMA 1/8 of the RTT samples */
     uint32_t m_priorCwnd = 0;
+    uint32_t m_lastDelivered = 0; /* rc.m_delivered at the last ACK */
+    uint32_t m_deliveredCe = 0;   /* bytes delivered by ACKs with ECE */
     Ptr<HpccNet> m_net;
     Ipv4Address m_local, m_remote;
     uint16_t m_lport = 0, m_rport = 0;
@@ -128,6 +131,7 @@ struct HpccPortCfg
  * an idle 4 Pbit/s link (1) or a 4 GB queue (2); 0: none.
  */
 extern int g_hpcc_forge;
+extern int g_hpcc_ecn;		/* the module's ecn: negotiate, echo per packet */
 extern int g_hpcc_no_bounds;	/* 1: max_capacity, max_growth, loss_beta 0 */
 extern Ipv4Address g_hpcc_forge_src;
 
@@ -154,7 +158,8 @@ class HpccNet : public TrafficControlLayer
     void AddFlow(const FlowKey& k, TcpHpcc* f) { m_flows[k] = f; }
     void DelFlow(const FlowKey& k) { m_flows.erase(k); }
     /* A probe of the flow, sent like the module's __ip_queue_xmit. */
-    void SendProbe(Ptr<Packet> tcpPayloadAndHeader, Ipv4Address src, Ipv4Address dst);
+    void SendProbe(Ptr<Packet> tcpPayloadAndHeader, Ipv4Address src, Ipv4Address dst,
+                   uint8_t ecn = 0);
 
     uint8_t m_probeDscp = HPCC_DSCP_PROBE_DEFAULT;
     uint8_t m_respDscp = HPCC_DSCP_RESPONSE_DEFAULT;

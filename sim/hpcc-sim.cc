@@ -100,6 +100,8 @@ LinuxTcpDefaults()
 static std::string g_cc = "hpcc";
 /* the dumbbell's bottlenecks: RED ECN marking (dctcp's K) or drop-tail */
 static bool g_ecn = false;
+/* --aqm=red: RED ECN marking for every CC (hpcc alone on dctcp's ports) */
+static std::string g_aqm = "auto";
 /* the receivers' (listening sockets') CC: dctcp's receivers echo CE per
  * packet (TcpSocketBase's DctcpEcn mode)
  */
@@ -816,7 +818,7 @@ BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf
 {
     Host s[3], d[2];
 
-    g_ecn = g_cc == "dctcp" || scen == "vsdctcp";
+    g_ecn = g_cc == "dctcp" || scen == "vsdctcp" || g_aqm == "red";
     g_srv_cc = g_ecn ? "dctcp" : g_cc;
     if (scen == "rtt")
         /* s2's base RTT 5x s1's: 2 (d + 0.28 ms) = 5 x 4.57 ms */
@@ -869,7 +871,7 @@ FabricTopology()
     const std::string hr = "10Gbps", ur = "40Gbps";
     const uint32_t buf = 1000000, k = 30000;
     Time dl = MicroSeconds(1);
-    bool ecn = g_cc == "dctcp";
+    bool ecn = g_cc == "dctcp" || g_aqm == "red";
     std::vector<Host> host(N);
     std::vector<Ptr<Node>> leaf(L), spine(S);
     std::vector<Ptr<HpccNet>> lnet(L), snet(S);
@@ -1207,6 +1209,8 @@ main(int argc, char** argv)
                  "4 Pbit/s, 2 a 4 GB queue", g_hpcc_forge);
     cmd.AddValue("nobounds", "1: the report bounds off (the draft's)", g_hpcc_no_bounds);
     cmd.AddValue("join", "join: flows in all, the last joining halfway", g_join);
+    cmd.AddValue("aqm", "auto (RED ECN for dctcp, else drop-tail) or red (RED ECN for all)",
+                 g_aqm);
     cmd.AddValue("jitter", "dumbbell: delay jitter on the access links, share of the base RTT",
                  g_dopt.jitter);
     std::string hp;
