@@ -67,6 +67,12 @@
 #define HPCC_CONG_CONTROL_ARGS	struct sock *sk, const struct rate_sample *rs
 #endif
 
+#ifdef HPCC_SEND_ACK_FLAGS	/* 6.10: __tcp_send_ack() takes flags */
+#define hpcc_send_ack(sk, rcv_nxt)	__tcp_send_ack(sk, rcv_nxt, 0)
+#else
+#define hpcc_send_ack(sk, rcv_nxt)	__tcp_send_ack(sk, rcv_nxt)
+#endif
+
 #ifdef HPCC_BTF_KFUNCS		/* 6.9: kfunc sets marked BTF_SET8_KFUNCS */
 #define HPCC_KFUNCS_START	BTF_KFUNCS_START
 #define HPCC_KFUNCS_END		BTF_KFUNCS_END
@@ -1169,7 +1175,7 @@ static void hpcc_echo_ce(struct sock *sk, enum tcp_ca_event ev)
 				tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
 			else
 				tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
-			__tcp_send_ack(sk, ca->prior_rcv_nxt);
+			hpcc_send_ack(sk, ca->prior_rcv_nxt);
 		}
 		inet_csk(sk)->icsk_ack.pending |= ICSK_ACK_NOW;
 	}
