@@ -436,10 +436,11 @@ run_one() {	# scen cc rep
 }
 
 # set_params NAME=VALUE[+NAME=VALUE...]: module parameters; "default": all
-# as they were at load time
-# (root reads any file: a write-only one, mac_key, is told by its mode)
+# the writable ones as they were at load time
+# (root reads and writes any file: a write-only one, mac_key, and one read
+# at load only, ecn, are told by their modes)
 PARAMS_AT_LOAD=$(cd $PARAMS 2>/dev/null && for p in *; do
-	[ "$(stat -c %a $p)" != 200 ] && echo "$p=$(cat $p)"; done)
+	[ "$(stat -c %a $p)" = 644 ] && echo "$p=$(cat $p)"; done)
 set_params() {
 	local kv
 	for kv in $([ "$1" = default ] && echo "$PARAMS_AT_LOAD" || echo "$1" | tr + ' '); do
