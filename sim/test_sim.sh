@@ -84,5 +84,27 @@ tap_check "forged 4 GB queue: f1 held below its share, the others take the rest 
 	awk -v s="${s2:-9}" 'BEGIN { exit !(s < 0.5) }'
 tap_check "forged 4 GB queue, competition on: f1 competes (${c2c:-0} times), under 1.5x its share ($s2c)" \
 	awk -v s="${s2c:-9}" -v c="${c2c:-0}" 'BEGIN { exit !(c >= 1 && s < 1.5) }'
+# Beside dctcp on its RED-ECN port (compete_ecn): CE through compete_rtts
+# T turns hpcc loss-based with dctcp's cut (measured: share 0.44 against
+# 0.013 with compete_ecn 0); alone on such a port it never fires.
+for run in on: off:compete_ecn=0; do
+	mkdir -p $w/${run%%:*}
+	hp=${run#*:}
+	./hpcc-sim --scenario=vsdctcp --cc=hpcc --profile=demo ${hp:+--hpcc=$hp} \
+		--out=$w/${run%%:*}/vsdctcp.log
+done
+./hpcc-sim --scenario=long --cc=hpcc --profile=demo --aqm=red --out=$w/alone.log
+share() {	# DIR: hpcc's share beside dctcp, second half
+	python3 ./dynamics.py "x=$1" | awk -F' *[|] *' '$2 == "vsdctcp" && $3 == "share" { print $4 }'
+}
+son=$(share $w/on) soff=$(share $w/off)
+con=$(sed -n 's/^@@csv .*probe.csv@@ [0-9].*,//p' $w/on/vsdctcp.log)
+calone=$(sed -n 's/^@@csv .*probe.csv@@ [0-9].*,//p' $w/alone.log)
+tap_check "beside dctcp, RED-ECN: hpcc competes on CE (${con:-0} times), share over 1/3 ($son)" \
+	awk -v s="${son:-0}" -v c="${con:-0}" 'BEGIN { exit !(c >= 1 && s > 1 / 3) }'
+tap_check "beside dctcp, compete_ecn 0: under a tenth ($soff)" \
+	awk -v s="${soff:-1}" 'BEGIN { exit !(s < 0.1) }'
+tap_check "hpcc alone on RED-ECN ports: never competes (${calone:-?} times)" \
+	[ "${calone:-1}" = 0 ]
 rm -rf $w
 tap_done
