@@ -24,14 +24,8 @@
 require probe module
 K=30000
 tmp=/tmp/hpcc_ecn.$$
-restore() {
-	[ -z "${bgpid:-}" ] || kill "$bgpid" 2>/dev/null
-	topo_down
-	params_restore
-	rm -rf $tmp
-}
 topo_names e$$
-cleanup_trap restore
+cleanup_trap topo_restore
 mkdir -p $tmp
 params_set compete_ecn=1
 topo_up || { echo "# topology setup failed"; exit 1; }

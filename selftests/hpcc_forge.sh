@@ -24,14 +24,8 @@ require probe hpcc_forge module
 P=./probe/hpcc-probe
 tmp=/tmp/hpcc_forge.$$
 MAXCAP=1000		# Mbit/s: the bound under test
-restore() {
-	[ -z "${fpid:-}" ] || kill "$fpid" 2>/dev/null
-	topo_down
-	params_restore
-	rm -rf $tmp
-}
 topo_names f$$
-cleanup_trap restore
+cleanup_trap topo_restore
 mkdir -p $tmp
 # the law's bounds alone: the competition mode (section 4) would take the
 # queue lie's standing queue for a loss-based neighbour. max_growth 100
@@ -54,14 +48,14 @@ dd if=/dev/urandom of=$tmp/big bs=1M count=16 status=none
 forge_on() {
 	rm -f $tmp/forge.out
 	$IP netns exec $H2 "$HERE/hpcc_forge" h2r2 "$1" "$2" >$tmp/forge.out 2>&1 &
-	fpid=$!
+	bgpid=$!
 	poll 10 grep -q attached $tmp/forge.out
 }
 # forge_off: the lie removed; its count in $forged
 forge_off() {
-	kill "$fpid" 2>/dev/null
-	wait "$fpid"
-	fpid=
+	kill "$bgpid" 2>/dev/null
+	wait "$bgpid"
+	bgpid=
 	forged=$(sed -n 's/^forged \([0-9]*\).*/\1/p' $tmp/forge.out)
 	forged=${forged:-0}
 }

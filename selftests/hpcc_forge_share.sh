@@ -27,14 +27,8 @@ MAXCAP=${FORGE_MAXCAP:-1000}
 CASES=${FORGE_CASES:-none:on idle:on idle:off queue:on queue:off idle:on:3}
 DUR=${FORGE_DUR:-10}
 tmp=/tmp/hpcc_forge_share.$$
-restore() {
-	[ -z "${fpid:-}" ] || kill "$fpid" 2>/dev/null
-	topo_down
-	params_restore
-	rm -rf $tmp
-}
 topo_names g$$
-cleanup_trap restore
+cleanup_trap topo_restore
 mkdir -p $tmp
 params_save wire_version max_capacity max_growth loss_beta compete_rtts
 topo_up || { echo "# topology setup failed"; exit 1; }
@@ -59,11 +53,11 @@ run() {
 	for p in 5610 5611 5612; do
 		wait_port $H2 $p
 	done
-	fpid=
+	bgpid=
 	if [ "$1" != none ]; then
 		$IP netns exec $H2 "$HERE/hpcc_forge" h2r2 "$1" 5610 \
 			>$tmp/forge.out 2>&1 &
-		fpid=$!
+		bgpid=$!
 		poll 10 grep -q attached $tmp/forge.out || return 1
 	fi
 	for p in 5610 5611 5612; do
@@ -72,10 +66,10 @@ run() {
 		pids="$pids $!"
 	done
 	wait $pids
-	if [ -n "$fpid" ]; then
-		kill "$fpid"
-		wait "$fpid"
-		fpid=
+	if [ -n "$bgpid" ]; then
+		kill "$bgpid"
+		wait "$bgpid"
+		bgpid=
 	fi
 	# second half of the run: the intervals that start at DUR / 2 or later
 	for p in 5610 5611 5612; do

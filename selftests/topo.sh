@@ -46,6 +46,16 @@ topo_up() {
 	$TC -n $H1 qdisc add dev h1r1 root fq
 }
 
+# topo_restore: a test's cleanup on this topology (cleanup_trap
+# topo_restore): the process it runs in the background ($bgpid), the
+# namespaces, its parameters, its $tmp
+topo_restore() {
+	[ -z "${bgpid:-}" ] || kill "$bgpid" 2>/dev/null
+	topo_down
+	params_restore
+	[ -z "${tmp:-}" ] || rm -rf "$tmp"
+}
+
 # the receiver's servers first (they outlive their clients), then the
 # namespaces
 topo_down() {

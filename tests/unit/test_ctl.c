@@ -178,14 +178,17 @@ static void test_loss_based(void)
 	       "loss-based pacing: the stack's rule on max(cwnd, packets_out)");
 }
 
+/* A flow of min RTT (T) 1 ms, 10 segments of 1000 bytes in flight */
+static const struct hpcc_tcp_view flow_1ms = {
+	.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
+	.min_rtt_us = 1000, .srtt_ns = 1000000,
+};
+
 /* What a forged report can do to a flow, within the bounds. */
 static void test_bounds(void)
 {
 	struct hpcc_ctl_params draft = params, b;
-	struct hpcc_tcp_view v = {
-		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
-		.min_rtt_us = 1000, .srtt_ns = 1000000,
-	};
+	struct hpcc_tcp_view v = flow_1ms;
 	struct hpcc_sample L[1];
 	struct hpcc_ctl s;
 	uint32_t cwnd, ssthresh;
@@ -252,10 +255,7 @@ static void test_bounds(void)
 static void test_start(void)
 {
 	struct hpcc_ctl_params p = params;
-	struct hpcc_tcp_view v = {
-		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
-		.min_rtt_us = 1000, .srtt_ns = 1000000,
-	};
+	struct hpcc_tcp_view v = flow_1ms;
 	struct hpcc_sample L[1];
 	struct hpcc_ctl s;
 
@@ -365,10 +365,7 @@ static bool compete_report(struct hpcc_ctl *s, const struct hpcc_ctl_params *p,
 static void test_compete(void)
 {
 	struct hpcc_ctl_params p = params;
-	struct hpcc_tcp_view v = {
-		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
-		.min_rtt_us = 1000, .srtt_ns = 1000000,
-	};
+	struct hpcc_tcp_view v = flow_1ms;
 	const uint64_t ms = 1000000;
 	struct hpcc_ctl s;
 	uint64_t t = 1000, tx = 0;
@@ -452,10 +449,7 @@ static void ecn_round(struct hpcc_ctl *s, uint32_t *seq, uint32_t *dl,
 static void test_compete_ecn(void)
 {
 	struct hpcc_ctl_params p = params;
-	struct hpcc_tcp_view v = {
-		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
-		.min_rtt_us = 1000, .srtt_ns = 1000000,
-	};
+	struct hpcc_tcp_view v = flow_1ms;
 	const uint64_t ms = 1000000;
 	uint32_t seq = 0xfffff000, dl = 0, dl_ce = 0;
 	struct hpcc_ctl s;
@@ -582,10 +576,7 @@ static void anon_pair(uint64_t ts, uint64_t tx, uint32_t q,
  */
 static void test_anon(void)
 {
-	struct hpcc_tcp_view v = {
-		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
-		.min_rtt_us = 1000, .srtt_ns = 1000000,
-	};
+	struct hpcc_tcp_view v = flow_1ms;
 	struct hpcc_ctl_params b = params;
 	struct hpcc_ctl sp, sa;
 	struct hpcc_sample lp[1], la[1];
