@@ -452,6 +452,12 @@ static inline uint64_t hpcc_ctl_share(const struct hpcc_law_cfg *c,
  */
 #define HPCC_ECN_ALPHA_SHIFT	10	/* alpha's scale: 1024 = all marked */
 #define HPCC_ECN_G_SHIFT	4	/* alpha's gain: 1/16, dctcp's */
+/* CE counts only where telemetry shows a queue of at least compete_queue
+ * >> this (B T / 16 at the default): ECE is the receiver's word, not the
+ * routers', and alone it must not move a flow off the law (mac_required
+ * authenticates the queue, nothing authenticates ECE)
+ */
+#define HPCC_COMPETE_ECN_QUEUE_SHIFT	6
 
 /* Every ACK: the counts after it; once per round (snd_una past the round's
  * snd_nxt) alpha's step. One 32-bit division per round.
@@ -476,7 +482,8 @@ static inline void hpcc_ctl_ecn_ack(struct hpcc_ctl *s, uint32_t snd_una,
 		ce = delivered_ce - s->ecn_delivered_ce;
 		n = delivered - s->ecn_delivered;
 	}
-	alpha -= alpha >> HPCC_ECN_G_SHIFT;
+	/* dctcp's min_not_zero(): a small alpha decays to 0, not to 15 */
+	alpha -= alpha >> HPCC_ECN_G_SHIFT ? alpha >> HPCC_ECN_G_SHIFT : alpha;
 	if (ce && n) {
 		/* g F at alpha's scale, in 32 bits: ce <= n < 2^26 */
 		if (ce > n)
@@ -506,7 +513,7 @@ static inline uint32_t hpcc_ctl_ecn_ssthresh(const struct hpcc_ctl *s,
 {
 	uint32_t cut;
 
-	if (!p->compete_ecn || !s->competing)
+	if (!p->compete_ecn || !s->competing || s->telemetry)
 		return 0;
 	cut = (uint32_t)(((uint64_t)cwnd * s->ecn_alpha) >>
 			 (HPCC_ECN_ALPHA_SHIFT + 1));
@@ -532,7 +539,8 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 	q = hpcc_ctl_queue_u(c, L, nhops);
 	s->ecn_reports = (s->ecn_reports << 1 | s->ecn_marked) & 3;
 	s->ecn_marked = false;
-	marked = p->compete_ecn && s->ecn_reports;
+	marked = p->compete_ecn && s->ecn_reports &&
+		 q >= thresh >> HPCC_COMPETE_ECN_QUEUE_SHIFT;
 	if (s->competing) {
 		if ((int64_t)(now - s->compete_until_ns) < 0) {
 			s->last_report_ns = now;

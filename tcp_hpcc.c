@@ -1152,8 +1152,11 @@ static void hpcc_loss_halves(struct sock *sk)
 	if (!f)
 		return;
 	hpcc_params(&p);
+	/* prior_cwnd: the window before this reduction, or before the CWR
+	 * that it follows
+	 */
 	if (hpcc_ctl_ecn_ssthresh(&f->ctl, &p, tcp_snd_cwnd(tp)))
-		tp->snd_ssthresh = max(tcp_snd_cwnd(tp) >> 1U, 2U);
+		tp->snd_ssthresh = max(tp->prior_cwnd >> 1U, 2U);
 }
 
 /*
@@ -1228,7 +1231,7 @@ static void hpcc_init(struct sock *sk)
 	 */
 	if (tcp_ca_needs_ecn(sk) && !(tcp_sk(sk)->ecn_flags & TCP_ECN_OK) &&
 	    sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE)
-		inet_csk(sk)->icsk_ca_ops = &tcp_hpcc_noecn_ops;
+		WRITE_ONCE(inet_csk(sk)->icsk_ca_ops, &tcp_hpcc_noecn_ops);
 	/* Pace even without sch_fq, as tcp_bbr does. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
 
@@ -1265,6 +1268,9 @@ static void hpcc_release(struct sock *sk)
 	struct hpcc_ca *ca = inet_csk_ca(sk);
 	struct hpcc_flow *f = ca->flow;
 
+	/* a socket reconnected after tcp_disconnect() asks for ECN again */
+	if (inet_csk(sk)->icsk_ca_ops == &tcp_hpcc_noecn_ops)
+		WRITE_ONCE(inet_csk(sk)->icsk_ca_ops, &tcp_hpcc_ops);
 	if (!f)
 		return;
 	ca->flow = NULL;
@@ -1335,15 +1341,19 @@ static void hpcc_set_state(struct sock *sk, u8 new_state)
 		f->ctl.telemetry = false;
 		hpcc_publish(f);
 	}
-	/* End of loss-based recovery or of an ECN reduction (CWR): Reno's
-	 * cwnd = ssthresh, which tcp_end_cwnd_reduction() leaves to a
-	 * cong_control
+	/* End of loss-based recovery (not undone) or of an ECN reduction
+	 * (CWR, also when a TLP ends it in Disorder): Reno's cwnd = ssthresh,
+	 * which tcp_end_cwnd_reduction() leaves to a cong_control; never
+	 * above the window the reduction began with, where the flow left
+	 * the law during it and slow-starts up to ssthresh
 	 */
-	if (new_state == TCP_CA_Open && !hpcc_telemetry_on(sk) &&
-	    (inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery ||
-	     inet_csk(sk)->icsk_ca_state == TCP_CA_CWR) &&
+	if (new_state < TCP_CA_CWR && !hpcc_telemetry_on(sk) &&
+	    (inet_csk(sk)->icsk_ca_state == TCP_CA_CWR ||
+	     (inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery &&
+	      tp->undo_marker)) &&
 	    tp->snd_ssthresh < TCP_INFINITE_SSTHRESH)
-		tcp_snd_cwnd_set(tp, max(tp->snd_ssthresh, 2U));
+		tcp_snd_cwnd_set(tp, max(min(tp->snd_ssthresh, tp->prior_cwnd),
+					 2U));
 }
 
 /*
