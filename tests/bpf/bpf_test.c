@@ -2575,6 +2575,23 @@ static void flows_cfg(uint32_t epoch_us)
 			    BPF_ANY);
 }
 
+#define FLOWS_EPOCH_US	4000000000U
+
+/* Sleep past the end of the current epoch of @epoch_us if it is within
+ * @margin_s seconds.
+ */
+static void epoch_wait(uint64_t epoch_us, unsigned int margin_s)
+{
+	uint64_t epoch_ns = epoch_us * 1000, now, left;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	left = epoch_ns - now % epoch_ns;
+	if (left < (uint64_t)margin_s * 1000000000ULL)
+		usleep(left / 1000 + 1000);
+}
+
 static void test_host_flows(void)
 {
 	struct hpcc_flowcount fc0 = {};
@@ -2598,7 +2615,12 @@ static void test_host_flows(void)
 	}
 	bpf_map_update_elem(bpf_map__fd(host->maps.hpcc_flowcount), &zero,
 			    &fc0, BPF_ANY);
-	flows_cfg(10000000);
+	/* One epoch for all five probes: a boundary between them starts the
+	 * count again (the debug kernel crossed a 10 s one). 4000 s, and
+	 * not within 30 s of its end (bpf_ktime_get_ns() is CLOCK_MONOTONIC).
+	 */
+	flows_cfg(FLOWS_EPOCH_US);
+	epoch_wait(FLOWS_EPOCH_US, 30);
 	hpcc_sipkey_of(&k, mac_key1);
 	mac_key_set(bpf_map__fd(host->maps.hpcc_mac_keys), 1, mac_key1);
 	for (i = 0; i < 5; i++) {
