@@ -468,43 +468,50 @@ static inline void hpcc_ctl_ecn_ack(struct hpcc_ctl *s, uint32_t snd_una,
 {
 	uint32_t alpha = s->ecn_alpha, ce, n;
 
+	if (!s->ecn_counting) {
+		/* the baseline: what was counted before this flow's state */
+		s->ecn_counting = true;
+		s->ecn_last_ce = delivered_ce;
+		goto round;
+	}
 	if (delivered_ce != s->ecn_last_ce) {
-		s->ecn_marked = s->ecn_counting;
+		s->ecn_marked = true;
 		s->ecn_last_ce = delivered_ce;
 	}
-	if (s->ecn_counting && (int32_t)(snd_una - s->ecn_round_end) < 0)
+	if ((int32_t)(snd_una - s->ecn_round_end) < 0)
 		return;
-	if (!s->ecn_counting) {
-		s->ecn_counting = true;
-		ce = 0;
-		n = 0;
-	} else {
-		ce = delivered_ce - s->ecn_delivered_ce;
-		n = delivered - s->ecn_delivered;
-	}
+	ce = delivered_ce - s->ecn_delivered_ce;
+	n = delivered - s->ecn_delivered;
 	/* dctcp's min_not_zero(): a small alpha decays to 0, not to 15 */
 	alpha -= alpha >> HPCC_ECN_G_SHIFT ? alpha >> HPCC_ECN_G_SHIFT : alpha;
 	if (ce && n) {
-		/* g F at alpha's scale, in 32 bits: ce <= n < 2^26 */
+		/* g F at alpha's scale, in 32 bits: ce <= n < 2^26; with
+		 * F <= 1 alpha stays within 1 << HPCC_ECN_ALPHA_SHIFT
+		 */
 		if (ce > n)
 			ce = n;
 		while (n >= 1U << 26) {
 			n >>= 1;
 			ce >>= 1;
 		}
-		alpha += (ce << (HPCC_ECN_ALPHA_SHIFT - HPCC_ECN_G_SHIFT)) /
-			 (n ? n : 1);
+		alpha += (ce << (HPCC_ECN_ALPHA_SHIFT - HPCC_ECN_G_SHIFT)) / n;
 	}
-	if (alpha > 1U << HPCC_ECN_ALPHA_SHIFT)
-		alpha = 1U << HPCC_ECN_ALPHA_SHIFT;
 	s->ecn_alpha = alpha;
+round:
 	s->ecn_round_end = snd_nxt;
 	s->ecn_delivered = delivered;
 	s->ecn_delivered_ce = delivered_ce;
 }
 
-/* ssthresh on CE while competing with compete_ecn: cwnd times (1 - alpha
- * / 2), at least 2; 0 when Reno's halving applies. A loss halves, as in
+/* Competing loss-based with compete_ecn: CE cuts as dctcp's does. */
+static inline bool hpcc_ctl_ecn_competing(const struct hpcc_ctl *s,
+					  const struct hpcc_ctl_params *p)
+{
+	return p->compete_ecn && s->competing && !s->telemetry;
+}
+
+/* ssthresh on CE while hpcc_ctl_ecn_competing(): cwnd times (1 - alpha /
+ * 2), at least 2; 0 when Reno's halving applies. A loss halves, as in
  * dctcp (dctcp_react_to_loss()): the caller undoes this cut for one.
  */
 static inline uint32_t hpcc_ctl_ecn_ssthresh(const struct hpcc_ctl *s,
@@ -513,7 +520,7 @@ static inline uint32_t hpcc_ctl_ecn_ssthresh(const struct hpcc_ctl *s,
 {
 	uint32_t cut;
 
-	if (!p->compete_ecn || !s->competing || s->telemetry)
+	if (!hpcc_ctl_ecn_competing(s, p))
 		return 0;
 	cut = (uint32_t)(((uint64_t)cwnd * s->ecn_alpha) >>
 			 (HPCC_ECN_ALPHA_SHIFT + 1));

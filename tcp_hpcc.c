@@ -1155,7 +1155,7 @@ static void hpcc_loss_halves(struct sock *sk)
 	/* prior_cwnd: the window before this reduction, or before the CWR
 	 * that it follows
 	 */
-	if (hpcc_ctl_ecn_ssthresh(&f->ctl, &p, tcp_snd_cwnd(tp)))
+	if (hpcc_ctl_ecn_competing(&f->ctl, &p))
 		tp->snd_ssthresh = max(tp->prior_cwnd >> 1U, 2U);
 }
 
