@@ -1094,17 +1094,29 @@ ENV_KEYS = ('kernel', 'cpus', 'rate_mbit', 'netem_delay_ms', 'base_rtt_ms',
             'park_dur', 'vs_dur', 'jitter_pct', 'seed', 'telemetry', 'hpcc_params')
 
 
+def markdown_warnings(e, hpcc):
+    """The report's opening warnings: hpcc without telemetry, and what did
+    not run as asked."""
+    out = []
+    if hpcc == 'hpcc-notel':
+        out += ['**hpcc ran WITHOUT telemetry** (%s): the hpcc numbers are its '
+                'loss-based (Reno) fallback, not HPCC++. The targets below are '
+                'reported for that fallback and say nothing about HPCC++.' %
+                (e.get('telemetry_why') or 'telemetry unavailable'), '']
+    missing = not_as_asked(e)
+    if missing:
+        out += ['**Not run as asked** (the numbers below lack these):', '']
+        out += ['- %s' % w for w in missing] + ['']
+    return out
+
+
 def bench_markdown(env, agg, table, sd_rows, tgts, hpcc, runs_csv, outdir,
                    per_run_metrics, host, sweep_labels=(), evidence=(), itgts=()):
     e = env.raw
     out = ['# Benchmark results', '',
            'Written by `make bench` (`scripts/demo.sh --long`, analysis by '
            '`demo/analyze.py`); raw data and plots in `%s`.' % outdir, '']
-    if hpcc == 'hpcc-notel':
-        out += ['**hpcc ran WITHOUT telemetry** (%s): the hpcc numbers are its '
-                'loss-based (Reno) fallback, not HPCC++. The targets below are '
-                'reported for that fallback and say nothing about HPCC++.' %
-                (e.get('telemetry_why') or 'telemetry unavailable'), '']
+    out += markdown_warnings(e, hpcc)
     out += ['## Environment', '',
             '| | |', '|---|---|']
     for k, v in host:
@@ -1249,6 +1261,13 @@ def write_csvs(outdir, agg, per_run_metrics, sd_rows):
             w.writerow(list(r[:3]) + ['' if x is None else '%.4g' % x for x in r[3:]])
 
 
+def not_as_asked(envd):
+    """What demo/scenarios.sh could not run as asked (env.csv's
+    not_as_asked.N), in order."""
+    keys = [k for k in envd if k.startswith('not_as_asked.')]
+    return [envd[k] for k in sorted(keys, key=lambda k: int(k.split('.')[1]))]
+
+
 def table_head(envd, ccs, runs):
     """The table's first lines, and which column is hpcc's (None if none)."""
     head = ['Demo: %s Mbit/s bottleneck, base RTT %s ms (netem %s ms), buffer %s B, '
@@ -1268,6 +1287,7 @@ def table_head(envd, ccs, runs):
                         'those ran as loss-based fallback.' % (
                             len(blind), sum(r['cc'] == hpcc for r in runs),
                             ' '.join('%s/r%s' % (r['scenario'], r['rep']) for r in blind)))
+    head += ['NOT AS ASKED: %s' % w for w in not_as_asked(envd)]
     if any(r['cc'] in ('bbr', 'hpcc') for r in runs):
         head.append('Paced CCs (bbr, hpcc) suffer most when the host is busy (TCG): '
                     'check the spread and emulator stalls.')

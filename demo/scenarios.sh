@@ -119,6 +119,17 @@ port_of() {
 	hpcc) echo 5004 ;; *) echo 5009 ;; esac
 }
 
+# not_as_asked WHAT: a configuration that did not run as asked. Each is
+# said at once, listed in the table's head (env.csv) and, at the end, in
+# the exit status: a bench must not pass a missing column or a broken
+# setup off as a result.
+NOT_AS_ASKED=
+not_as_asked() {
+	echo "# demo: NOT AS ASKED: $*"
+	NOT_AS_ASKED="$NOT_AS_ASKED$(echo "$*" | tr ',' ';')
+"
+}
+
 add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a + b }'; }
 
 cleanup() {
@@ -138,7 +149,8 @@ done
 TEL=0 TEL_WHY=
 if ! load_module; then
 	TEL_WHY="tcp_hpcc.ko not loadable"
-	echo "# demo: hpcc: module not loadable: hpcc runs skipped"
+	echo " $CCS " | grep -q ' hpcc ' &&
+		not_as_asked "hpcc: tcp_hpcc.ko not loadable: hpcc runs skipped"
 	CCS=$(echo " $CCS " | sed 's/ hpcc / /; s/^ *//; s/ *$//')
 fi
 avail=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control)
@@ -158,8 +170,8 @@ if echo " $CCS " | grep -q ' hpcc '; then
 	if [ $TEL = 1 ]; then
 		say "hpcc: telemetry attached on 6 hosts and 3 router ports"
 	else
-		echo "# demo: hpcc: telemetry unavailable ($TEL_WHY): hpcc runs without" \
-			"telemetry, i.e. its Reno fallback, and are labelled hpcc-notel"
+		not_as_asked "hpcc: telemetry unavailable ($TEL_WHY): hpcc runs" \
+			"without telemetry, i.e. its Reno fallback, labelled hpcc-notel"
 	fi
 fi
 
@@ -342,12 +354,13 @@ run_one() {	# scen cc rep
 	port=$(port_of $cc)
 	seed=$((SEED + 1000 * rep))
 	case $scen in
-	parking) dc_second_bottleneck on || say "parking: second bottleneck setup failed"
+	parking) dc_second_bottleneck on || not_as_asked "$scen $label r$rep: second bottleneck setup failed"
 		if [ $cc = hpcc ] && [ $TEL = 1 ]; then
-			dc_r1r2_rate ${DC_RATE_MBIT}mbit || say "parking: r1r2 telemetry failed"
+			dc_r1r2_rate ${DC_RATE_MBIT}mbit ||
+				not_as_asked "$scen $label r$rep: r1r2 telemetry failed"
 		fi ;;
 	rttfair) $TC -n r1 qdisc change dev r1s2 root netem delay ${RTTF_DELAY_MS}ms limit 10000 ;;
-	jlong | jwebsearch) dc_jitter on $JITTER_PCT || say "jitter setup failed"
+	jlong | jwebsearch) dc_jitter on $JITTER_PCT || not_as_asked "$scen $label r$rep: jitter setup failed"
 		jit=$DC_JITTER_LINKS ;;
 	esac
 	case $scen:$cc in
@@ -399,10 +412,10 @@ run_one() {	# scen cc rep
 	fi
 	ro1=$(reorder_events)
 	case $scen in
-	parking) dc_second_bottleneck off || say "parking: restoring r1r2 failed"
-		[ $TEL = 1 ] && { dc_r1r2_rate 1gbit || say "parking: r1r2 telemetry failed"; } ;;
+	parking) dc_second_bottleneck off || not_as_asked "parking: restoring r1r2 failed"
+		[ $TEL = 1 ] && { dc_r1r2_rate 1gbit || not_as_asked "parking: restoring r1r2's telemetry failed"; } ;;
 	rttfair) $TC -n r1 qdisc change dev r1s2 root netem delay ${DC_DELAY_MS}ms limit 10000 ;;
-	jlong | jwebsearch) dc_jitter off || say "jitter removal failed" ;;
+	jlong | jwebsearch) dc_jitter off || not_as_asked "$scen: jitter removal failed" ;;
 	esac
 
 	# files -> console
@@ -430,7 +443,8 @@ run_one() {	# scen cc rep
 			printf "r2d1 util %.2f, max queue %d KB, drops %d", (b1 - b0) * 8 / ((t1 - t0) * rate * 1e6), mx / 1000, d1 - d0 }' $R/queue), flows $ok/$n ok ($((SECONDS - t_run)) s)"
 	if [ $cc = hpcc ] && [ $TEL = 1 ]; then
 		say "  hpcc: $((p1 - p0)) probes sent, $((u1 - u0)) reports used by the window law"
-		[ $((u1 - u0)) -gt 0 ] || echo "# demo: hpcc: telemetry attached but NO reports used in this run"
+		[ $((u1 - u0)) -gt 0 ] ||
+			not_as_asked "$scen $label r$rep: telemetry attached but no report used"
 	fi
 	rm -rf $R
 }
@@ -445,7 +459,7 @@ set_params() {
 	local kv
 	for kv in $([ "$1" = default ] && echo "$PARAMS_AT_LOAD" || echo "$1" | tr + ' '); do
 		set_param "${kv%%=*}" "${kv#*=}" ||
-			{ echo "# demo: sweep: cannot set $kv"; return 1; }
+			{ not_as_asked "$scen ${SETTING:-default}: cannot set $kv"; return 1; }
 	done
 }
 
@@ -455,10 +469,10 @@ for scen in $SCENARIOS; do
 	long | incast | stagger | websearch | many | rttfair | parking | vscubic | vsdctcp | \
 	jlong | jwebsearch) ;;
 	sweep)	if [ $TEL = 0 ]; then
-			echo "# demo: sweep skipped: hpcc has no telemetry"
+			not_as_asked "sweep: hpcc has no telemetry"
 			continue
 		fi ;;
-	*) echo "# demo: unknown scenario $scen"; continue ;;
+	*) not_as_asked "unknown scenario $scen"; continue ;;
 	esac
 	case $scen in stagger) reps=$STAGGER_REPS ;; websearch) reps=$WS_REPS ;;
 	sweep) reps=$SWEEP_REPS ;; *) reps=$REPS ;; esac
@@ -474,7 +488,8 @@ for scen in $SCENARIOS; do
 			continue
 		fi
 		for cc in $CCS; do
-			echo "$avail" | grep -qw $cc || { echo "# demo: $cc not available"; continue; }
+			echo "$avail" | grep -qw $cc ||
+				{ not_as_asked "$scen $cc r$rep: $cc not available"; continue; }
 			if [ $cc = hpcc ] && [ -n "$HPCC_SETTINGS" ] && [ $TEL = 1 ]; then
 				for SETTING in $HPCC_SETTINGS; do
 					set_params "$SETTING" && run_one
@@ -488,3 +503,12 @@ for scen in $SCENARIOS; do
 	done
 done
 say "done: $nrun runs"
+if [ -n "$NOT_AS_ASKED" ]; then
+	n=0
+	printf '%s' "$NOT_AS_ASKED" | while IFS= read -r what; do
+		n=$((n + 1))
+		emit_row env.csv "not_as_asked.$n,$what"
+	done
+	echo "# demo: $(printf '%s' "$NOT_AS_ASKED" | grep -c .) configuration(s) did not run as asked"
+	exit 3
+fi

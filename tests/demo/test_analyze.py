@@ -480,6 +480,21 @@ class HpccColumn(unittest.TestCase):
         md = A.bench_markdown(A.Env(self.ENV), {}, '', [], [], hpcc, [], 'o', {}, [])
         self.assertNotIn('WITHOUT telemetry', md)
 
+    def test_not_as_asked_is_listed_in_order(self):
+        env = dict(self.ENV, **{'not_as_asked.2': 'vscubic bbr r1: bbr not available',
+                                'not_as_asked.10': 'unknown scenario x',
+                                'not_as_asked.1': 'parking hpcc r1: jitter setup failed'})
+        head, _ = A.table_head(env, ['dctcp'], [])
+        got = [h for h in head if h.startswith('NOT AS ASKED')]
+        self.assertEqual(got, ['NOT AS ASKED: parking hpcc r1: jitter setup failed',
+                               'NOT AS ASKED: vscubic bbr r1: bbr not available',
+                               'NOT AS ASKED: unknown scenario x'])
+        md = A.bench_markdown(A.Env(env), {}, '', [], [], None, [], 'o', {}, [])
+        self.assertIn('**Not run as asked**', md)
+        self.assertIn('- unknown scenario x', md)
+        self.assertNotIn('Not run as asked', A.bench_markdown(
+            A.Env(self.ENV), {}, '', [], [], None, [], 'o', {}, []))
+
 
 class TapResult(unittest.TextTestResult):
     """unittest result that prints one TAP line per test."""
