@@ -2,7 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # ECN (Documentation/tcp_hpcc.rst, "Dynamics", compete_ecn) on the
 # telemetry loop's topology (topo.sh) with dctcp's RED-ECN marking above
-# K = 30 KB at R2's port towards H2:
+# K at R2's port towards H2 (30 KB at 150 Mbit/s, about half of B T as on
+# the bench; scaled with the link, so that dctcp's queue stays under
+# compete_queue's 4 B T on the debug kernel's slower link too, but at
+# least 6 packets, or the queue telemetry shows beside dctcp is mostly
+# none and CE never counts; RED's burst scaled with K keeps its average
+# as quick on both links):
 #   1. negotiation (the ecn parameter, TCP_CONG_NEEDS_ECN): hpcc's data
 #      carry ECT(0) to an hpcc receiver, which agrees to ECN, and none to
 #      a cubic receiver, which refuses it (as Linux refuses a SYN that
@@ -22,7 +27,7 @@
 . "$HERE/topo.sh"
 
 require probe module
-K=30000
+K=$((BOTTLENECK_MBIT * 200 > 9000 ? BOTTLENECK_MBIT * 200 : 9000))
 tmp=/tmp/hpcc_ecn.$$
 topo_names e$$
 cleanup_trap topo_restore
@@ -33,15 +38,20 @@ topo_up || { echo "# topology setup failed"; exit 1; }
 marking() {
 	case $1 in
 	red) $TC -n $R2 qdisc replace dev r2h2 parent 1:1 red limit 600000 \
-		min $K max $((K + 1500)) avpkt 1500 burst 21 probability 1.0 \
+		min $K max $((K + 1500)) avpkt 1500 burst $((K / 1500 + 1)) probability 1.0 \
 		ecn bandwidth ${BOTTLENECK_MBIT}mbit ;;
 	netem) $TC -n $R2 qdisc replace dev r2h2 parent 1:1 netem loss 2% ecn ;;
 	esac
 }
+# RED-ECN from section 3 on: its K, a few packets on the debug kernel's
+# link, would drop most of section 1's transfer without ECN
 $TC -n $R2 qdisc replace dev r2h2 root handle 1: tbf rate ${BOTTLENECK_MBIT}mbit \
-	burst $BOTTLENECK_BURST limit 600k && marking red ||
-	{ echo "# RED-ECN bottleneck setup failed"; exit 1; }
+	burst $BOTTLENECK_BURST limit 600k ||
+	{ echo "# bottleneck setup failed"; exit 1; }
 dd if=/dev/urandom of=$tmp/src bs=1M count=$((WORK_DIV > 1 ? 2 : 8)) status=none
+# beside dctcp, 8 MB on every kernel: the competition mode needs 50 T of
+# standing queue, and the debug kernel's noisier queue takes more tries
+dd if=/dev/urandom of=$tmp/src8 bs=1M count=8 status=none
 # the long neighbour: sparse, never read to its end
 dd if=/dev/zero of=$tmp/long bs=1M count=0 seek=1024 status=none
 
@@ -58,8 +68,10 @@ counted() {	# NS DEV
 	$TC -n $1 -s filter show dev $2 ingress |
 		sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n1
 }
-# xfer PORT CC RECEIVER-CC: $tmp/src H1 -> H2, 0 if the bytes arrived
+# xfer PORT CC RECEIVER-CC [FILE]: FILE ($tmp/src) H1 -> H2, 0 if the
+# bytes arrived
 xfer() {
+	local src=${4:-$tmp/src}
 	local pid
 	rm -f $tmp/dst
 	$IP netns exec $H2 sysctl -qw net.ipv4.tcp_congestion_control=$3 ||
@@ -67,9 +79,9 @@ xfer() {
 	$IP netns exec $H2 ./selftests/hpcc_xfer recv "$1" $tmp/dst &
 	pid=$!
 	wait_port $H2 "$1"
-	echo "# $($IP netns exec $H1 ./selftests/hpcc_xfer send 10.1.3.1 "$1" $tmp/src $2)"
+	echo "# $($IP netns exec $H1 ./selftests/hpcc_xfer send 10.1.3.1 "$1" $src $2)"
 	wait $pid
-	[ "$(sha $tmp/src)" = "$(sha $tmp/dst)" ]
+	[ "$(sha $src)" = "$(sha $tmp/dst)" ]
 }
 
 # --- 1. negotiation: ECT(0) on data (not SYN) only where ECN was agreed
@@ -93,7 +105,11 @@ $TC -n $R1 qdisc del dev r1h1 clsact
 # --- 2. the receiver's echo, seen by an RFC 3168 sender
 # echo_of RECEIVER-CC PORT: ECE ACKs and CE packets of one transfer
 marking netem
+# tcp_ecn_fallback 0: netem drops what is not ECT, the SYN among them (2%),
+# and Linux retransmits a SYN without ECN (RFC 3168 6.1.1.1): a debug run
+# had a transfer without a single CE
 $IP netns exec $H1 sysctl -qw net.ipv4.tcp_ecn=1
+$IP netns exec $H1 sysctl -qw net.ipv4.tcp_ecn_fallback=0
 # one segment a packet: with TSO a round trip is a couple of ACKs
 $IP -n $H1 link set dev h1r1 gso_max_segs 1
 echo_of() {
@@ -109,8 +125,9 @@ cu_ece=${1:-0} cu_ce=${2:-0}
 $TC -n $R1 qdisc del dev r1r2 clsact
 $TC -n $H2 qdisc del dev h2r2 clsact
 $IP netns exec $H1 sysctl -qw net.ipv4.tcp_ecn=2
+$IP netns exec $H1 sysctl -qw net.ipv4.tcp_ecn_fallback=1
 $IP -n $H1 link set dev h1r1 gso_max_segs 65535
-marking red
+marking red || { echo "# RED-ECN bottleneck setup failed"; exit 1; }
 echo "# cubic -> hpcc receiver: $hp_ece ECE ACKs for $hp_ce CE packets; -> cubic receiver: $cu_ece for $cu_ce"
 check "ecn: the transfers were marked (CE $hp_ce, $cu_ce)" \
 	test "$hp_ce" -gt 5 -a "$cu_ce" -gt 5
@@ -144,8 +161,9 @@ beside() {
 	bgpid=$!
 	sleep 1
 	c0=$(hpcc_stat CompeteEntered)
-	xfer $1 hpcc hpcc >&2 || echo "# bytes differ" >&2
+	xfer $1 hpcc hpcc $tmp/src8 >&2 || echo "# bytes differ" >&2
 	c1=$(hpcc_stat CompeteEntered)
+	echo "# RED (K $K B): $($TC -n $R2 -s qdisc show dev r2h2 | sed -n 's/^ *marked/marked/p')" >&2
 	kill $bgpid 2>/dev/null
 	wait $bgpid 2>/dev/null
 	bgpid=
