@@ -34,6 +34,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 
@@ -321,6 +322,7 @@ static void cconn_start(struct cconn *c, uint32_t id, uint64_t len)
 /* Writes what the socket takes. 1: all sent, 0: more to do, -1: error. */
 static int cconn_send(struct cconn *c)
 {
+	bool refilled = false;
 	ssize_t w;
 
 	while (c->hdr_sent < sizeof(c->hdr)) {
@@ -336,6 +338,14 @@ static int cconn_send(struct cconn *c)
 
 			if (c->len != HS_LEN_STREAM && !left)
 				return 1;
+			/* An endless stream yields after a buffer: its caller
+			 * polls stdin for "stop", and where the socket drains
+			 * as fast as the pattern fills (the debug kernel's
+			 * slow userspace) write() never says EAGAIN.
+			 */
+			if (c->len == HS_LEN_STREAM && refilled)
+				return 0;
+			refilled = true;
 			c->fill = left < bufsz ? left : bufsz;
 			c->off = 0;
 			pattern_fill(&c->pat, c->buf, c->fill);
