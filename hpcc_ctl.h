@@ -53,6 +53,7 @@ struct hpcc_ctl_params {
 	uint32_t expected_flows;	/* >= 1 */
 	uint32_t hop_ewma;		/* see struct hpcc_law_cfg */
 	uint32_t ai_time;		/* see struct hpcc_law_cfg */
+	uint32_t ewma_span;		/* see struct hpcc_law_cfg */
 	uint32_t base_rtt_us;		/* 0: the flow's min RTT */
 	uint32_t telemetry_timeout;	/* RTTs without telemetry */
 	/* Bounds on what a report can do to a flow (security: whoever
@@ -72,6 +73,9 @@ struct hpcc_ctl_params {
 					 */
 	uint32_t probe_cost;		/* probe + response bytes per mille of
 					 * the data sent between probes
+					 */
+	uint32_t probe_free;		/* U per mille below which the probe
+					 * budget does not apply
 					 */
 	uint32_t compete_rtts;		/* T of a standing queue before
 					 * loss-based competition
@@ -98,6 +102,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_START_HOLD	1
 #define HPCC_DEF_PROBE_FIRST	1
 #define HPCC_DEF_PROBE_COST	20
+#define HPCC_DEF_PROBE_FREE	0
 #define HPCC_DEF_COMPETE_RTTS	50
 #define HPCC_DEF_COMPETE_QUEUE	4000
 #define HPCC_DEF_COMPETE_HOLD	1000
@@ -106,6 +111,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_FIRST_BOUND	0
 #define HPCC_DEF_HOP_EWMA	1
 #define HPCC_DEF_AI_TIME	0
+#define HPCC_DEF_EWMA_SPAN	0
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -310,6 +316,7 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
 	c->ewma_rtts = p->ewma_rtts;
 	c->hop_ewma = p->hop_ewma;
 	c->ai_time = p->ai_time;
+	c->ewma_span = p->ewma_span;
 	c->w_min = w_mss;
 	c->w_max = bdp * HPCC_W_MAX_BDPS > w_mss ? bdp * HPCC_W_MAX_BDPS : w_mss;
 	if (p->w_ai_bytes)
@@ -1004,7 +1011,10 @@ static inline uint64_t hpcc_ctl_reno_pacing_rate(uint32_t mss, uint32_t cwnd,
  * 100 Mbit/s link for 3 flows at 4.6 ms, 21% for 32). A flow without an
  * estimate yet probes at once. Never longer than telemetry_timeout - 2
  * RTTs after the last report, so that the budget never makes telemetry
- * time out.
+ * time out. Nor while U is below probe_free per mille: the path has room
+ * for the probes, and a flow that a transient queue cut to a few packets
+ * (an incast's long flow) then regrows in a few RTTs, not one report
+ * per 6 RTTs.
  */
 static inline bool hpcc_ctl_probe_affordable(const struct hpcc_ctl *s,
 					     const struct hpcc_ctl_params *p,
@@ -1014,6 +1024,10 @@ static inline bool hpcc_ctl_probe_affordable(const struct hpcc_ctl *s,
 	uint32_t need, most;
 
 	if (!p->probe_cost || !s->telemetry || s->unanswered)
+		return true;
+	/* U <= HPCC_U_MAX = 2^40: no wrap */
+	if (s->law.measured &&
+	    s->law.u * 1000 < ((uint64_t)p->probe_free << HPCC_U_SHIFT))
 		return true;
 	need = HPCC_PROBE_WIRE_BYTES * 2 * 1000 / p->probe_cost;
 	if (snd_nxt - s->probe_nxt >= need)

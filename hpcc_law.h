@@ -93,6 +93,7 @@ struct hpcc_law_cfg {
 	uint32_t ewma_rtts;	/* EWMA horizon of U in T, >= 1 (draft: 1) */
 	uint32_t hop_ewma;	/* 1: U = max_i EWMA(u'_i); 0: EWMA(max_i u'_i) */
 	uint32_t ai_time;	/* 1: W_ai per 2 T of telemetry below eta */
+	uint32_t ewma_span;	/* 1: tau clamped to ewma_rtts T; 0: to T */
 	uint64_t w_ai;		/* additive increase, bytes << W_SHIFT */
 	uint64_t w_min;		/* W bounds, bytes << W_SHIFT, */
 	uint64_t w_max;		/* 0 < w_min <= w_max <= HPCC_W_LIMIT */
@@ -294,16 +295,19 @@ static inline void hpcc_law_start(struct hpcc_law *s,
 	s->ai_span = 0;
 }
 
-/* The weight tau / (ewma_rtts T) of a sample interval, tau clamped to T. */
+/* The weight tau / (ewma_rtts T) of a sample interval, tau clamped to T
+ * (the draft's tau <= T) or, with ewma_span, to ewma_rtts T: a report whose
+ * probes were spaced out by the budget then weighs the time it covers.
+ */
 static inline uint64_t hpcc_ewma_weight(const struct hpcc_law_cfg *c,
 					uint64_t tau)
 {
-	uint64_t w;
+	uint64_t horizon = c->t_ns * (c->ewma_rtts ? c->ewma_rtts : 1);
+	uint64_t most = c->ewma_span ? horizon : c->t_ns, w;
 
-	if (tau > c->t_ns)
-		tau = c->t_ns;
-	w = hpcc_qdiv(tau, c->t_ns * (c->ewma_rtts ? c->ewma_rtts : 1),
-		      HPCC_U_SHIFT);
+	if (tau > most)
+		tau = most;
+	w = hpcc_qdiv(tau, horizon, HPCC_U_SHIFT);
 	return w > HPCC_U_ONE ? HPCC_U_ONE : w;
 }
 
@@ -324,10 +328,10 @@ static inline uint32_t hpcc_hop_u_avg(const struct hpcc_law_cfg *c,
 
 /*
  * MeasureInflight. u'_i = min(qlen, prev qlen) / (B_i T) + txRate_i / B_i;
- * u = max_i u'_i with tau the sample interval of that hop, clamped to T;
- * U = (1 - tau/T') U + (tau/T') u with T' = ewma_rtts T: the draft averages
- * per-packet telemetry over T, but one report per RTT leaves nothing to
- * average within T. The first measured u replaces the start value 1, so a
+ * u = max_i u'_i with tau the sample interval of that hop, clamped to T
+ * (ewma_span: to T'); U = (1 - tau/T') U + (tau/T') u with T' = ewma_rtts T:
+ * the draft averages per-packet telemetry over T, but one report per RTT
+ * leaves nothing to average within T. The first measured u replaces the start value 1, so a
  * longer horizon does not delay a new flow's first reaction (with
  * ewma_rtts 1 and tau = T both are the draft's). A hop contributes only if
  * it has a usable previous sample (same switch and port, B known, 0 < dt <= HPCC_MAX_GAP_NS,

@@ -154,6 +154,8 @@ HPCC_PARAM(hop_ewma, HPCC_DEF_HOP_EWMA, 0, 1,
  */
 HPCC_PARAM(ai_time, HPCC_DEF_AI_TIME, 0, 1,
 	   "1: W_ai per 2 base RTTs of telemetry while U < eta; 0: per commit");
+HPCC_PARAM(ewma_span, HPCC_DEF_EWMA_SPAN, 0, 1,
+	   "1: a sample weighs its interval up to ewma_rtts T; 0: up to T (draft)");
 HPCC_PARAM(w_ai, 0, 0, 100000000,
 	   "additive increase W_ai in bytes; 0: BDP * (1 - eta) / expected_flows");
 HPCC_PARAM(expected_flows, 8, 1, 100000,
@@ -188,6 +190,8 @@ HPCC_PARAM(first_bound, HPCC_DEF_FIRST_BOUND, 0, 1024,
 	   "a new flow's first W at most this many times its delivery; 0: line rate");
 HPCC_PARAM(probe_cost, HPCC_DEF_PROBE_COST, 0, 1000,
 	   "probe and response bytes per mille of the data sent; 0: one per RTT");
+HPCC_PARAM(probe_free, HPCC_DEF_PROBE_FREE, 0, 1000,
+	   "U per mille below which probe_cost does not apply; 0: it always does");
 HPCC_PARAM(compete_rtts, HPCC_DEF_COMPETE_RTTS, 0, 1000,
 	   "base RTTs (T) of a standing queue before competing loss-based; 0: never");
 HPCC_PARAM(compete_queue, HPCC_DEF_COMPETE_QUEUE, 1, 100000,
@@ -439,6 +443,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->ewma_rtts = READ_ONCE(hpcc_ewma_rtts);
 	p->hop_ewma = READ_ONCE(hpcc_hop_ewma);
 	p->ai_time = READ_ONCE(hpcc_ai_time);
+	p->ewma_span = READ_ONCE(hpcc_ewma_span);
 	p->w_ai_bytes = READ_ONCE(hpcc_w_ai);
 	p->expected_flows = READ_ONCE(hpcc_expected_flows);
 	p->base_rtt_us = READ_ONCE(hpcc_base_rtt);
@@ -451,6 +456,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->first_share = READ_ONCE(hpcc_first_share);
 	p->first_bound = READ_ONCE(hpcc_first_bound);
 	p->probe_cost = READ_ONCE(hpcc_probe_cost);
+	p->probe_free = READ_ONCE(hpcc_probe_free);
 	p->compete_rtts = READ_ONCE(hpcc_compete_rtts);
 	p->compete_queue = READ_ONCE(hpcc_compete_queue);
 	p->compete_hold = READ_ONCE(hpcc_compete_hold);

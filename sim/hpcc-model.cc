@@ -32,7 +32,8 @@ int g_hpcc_ecn = 1;
  */
 #define HPCC_CTL_DYNAMICS_PARAMS(p)                                                            \
     {"start_hold", &p.start_hold}, {"probe_first", &p.probe_first},                            \
-        {"probe_cost", &p.probe_cost}, {"compete_rtts", &p.compete_rtts},                  \
+        {"probe_cost", &p.probe_cost}, {"probe_free", &p.probe_free},                          \
+        {"compete_rtts", &p.compete_rtts},                                                     \
         {"compete_queue", &p.compete_queue}, {"compete_hold", &p.compete_hold},                \
         {"compete_ecn", &p.compete_ecn},                                                       \
         {"first_bound", &p.first_bound}, {"first_share", &p.first_share},
@@ -58,6 +59,7 @@ ModuleDefaults()
     p.start_hold = HPCC_DEF_START_HOLD;
     p.probe_first = HPCC_DEF_PROBE_FIRST;
     p.probe_cost = HPCC_DEF_PROBE_COST;
+    p.probe_free = HPCC_DEF_PROBE_FREE;
     p.compete_rtts = HPCC_DEF_COMPETE_RTTS;
     p.compete_queue = HPCC_DEF_COMPETE_QUEUE;
     p.compete_hold = HPCC_DEF_COMPETE_HOLD;
@@ -66,6 +68,7 @@ ModuleDefaults()
     p.first_share = HPCC_DEF_FIRST_SHARE;
     p.hop_ewma = HPCC_DEF_HOP_EWMA;
     p.ai_time = HPCC_DEF_AI_TIME;
+    p.ewma_span = HPCC_DEF_EWMA_SPAN;
     return p;
 }
 
@@ -97,7 +100,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"max_stage", &p.max_stage},
         {"ewma_rtts", &p.ewma_rtts},
         {"hop_ewma", &p.hop_ewma},
-        {"ai_time", &p.ai_time},
+        {"ai_time", &p.ai_time}, {"ewma_span", &p.ewma_span},
         {"w_ai", &p.w_ai_bytes},
         {"expected_flows", &p.expected_flows},
         {"base_rtt", &p.base_rtt_us},

@@ -346,6 +346,25 @@ static void test_probe_cost(void)
 	s.unanswered = 1;
 	tap_ok(hpcc_ctl_probe_due(&s, &p, 10, 1000000, true, 1001),
 	       "probe_cost: a lost probe is retried on the time rule alone");
+	s.unanswered = 0;
+
+	/* probe_free: below U = 0.5 the path has room for the probes */
+	p.probe_free = 500;
+	s.law.measured = 1;
+	s.law.u = HPCC_U_ONE * 4 / 10;
+	tap_ok(hpcc_ctl_probe_due(&s, &p, 10, 1000000, true, 1001),
+	       "probe_free 500: at U 0.4 the budget does not apply");
+	s.law.u = HPCC_U_ONE / 2;
+	tap_ok(!hpcc_ctl_probe_due(&s, &p, 10, 1000000, true, 1001),
+	       "probe_free 500: at U 0.5 it does");
+	s.law.u = 0;
+	s.law.measured = 0;
+	tap_ok(!hpcc_ctl_probe_due(&s, &p, 10, 1000000, true, 1001),
+	       "probe_free: U not yet measured is no reason to probe");
+	s.law.u = HPCC_U_MAX;
+	s.law.measured = 1;
+	tap_ok(!hpcc_ctl_probe_due(&s, &p, 10, 1000000, true, 1001),
+	       "probe_free: the largest U does not wrap to below it");
 }
 
 /* One report of a 1000 Mbit/s hop with @qlen queued, 1 ms after the last. */

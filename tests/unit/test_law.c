@@ -225,6 +225,25 @@ static void test_hand_cases(void)
 	hpcc_law_report(&s, &c, b, 2, 1, 1);
 	tap_ok(near(u_of(s.u), 0.75 * (0.5 * 0.8 + 0.5 * 0.9) + 0.25 * 0.5, 1e-3),
 	       "ewma_rtts 4: U = 3/4 U + 1/4 u = %.6f", u_of(s.u));
+
+	/* A report 4 T after the last: ewma_span weighs its whole interval */
+	for (int span = 0; span <= 1; span++) {
+		struct hpcc_law t;
+
+		c.ewma_span = span;
+		hpcc_law_start(&t, &c, W(10000), 0);
+		a[0] = hop(0, 0, 0, 1000, 3);
+		hpcc_law_report(&t, &c, a, 1, 1, 1);
+		a[0] = hop(10000, 1250, 0, 1000, 3);	/* u' = 1 */
+		hpcc_law_report(&t, &c, a, 1, 1, 1);
+		a[0] = hop(50000, 1250 + 1000, 0, 1000, 3); /* u' 0.2, 4 T */
+		hpcc_law_report(&t, &c, a, 1, 1, 1);
+		tap_ok(near(u_of(t.u), span ? 0.2 : 0.75 + 0.25 * 0.2, 1e-3),
+		       "ewma_span %d: a sample over 4 T weighs %s (U = %.4f)",
+		       span, span ? "1: U = u'" : "1/4, as one over T",
+		       u_of(t.u));
+	}
+	c.ewma_span = 0;
 	c.ewma_rtts = 1;
 
 	/* maxStage: after 5 AI commits the next commit is MI even below eta */
@@ -495,6 +514,7 @@ static void test_random_vs_model(void)
 		c.ewma_rtts = 1 + rnd() % 8;
 		c.hop_ewma = 0;	/* the double model is the draft's */
 		c.ai_time = 0;
+		c.ewma_span = 0;	/* the draft: tau clamped to T */
 		bdp = hpcc_bdp(hpcc_path_mbps(L, nh), c.t_ns);
 		c.w_max = bdp > W(1500) ? bdp : W(1500);
 		c.w_min = W(1500) < c.w_max ? W(1500) : c.w_max;
