@@ -331,14 +331,15 @@ static inline uint32_t hpcc_hop_u_avg(const struct hpcc_law_cfg *c,
  * u = max_i u'_i with tau the sample interval of that hop, clamped to T
  * (ewma_span: to T'); U = (1 - tau/T') U + (tau/T') u with T' = ewma_rtts T:
  * the draft averages per-packet telemetry over T, but one report per RTT
- * leaves nothing to average within T. The first measured u replaces the start value 1, so a
- * longer horizon does not delay a new flow's first reaction (with
- * ewma_rtts 1 and tau = T both are the draft's). A hop contributes only if
- * it has a usable previous sample (same switch and port, B known, 0 < dt <= HPCC_MAX_GAP_NS,
- * bytes not gone backwards). Where every u'_i is 0, the first usable hop
- * gives tau, so that an idle path still pulls U down (the draft's strict
- * "u' > u" would leave U frozen). Returns false when no hop was usable: the
- * samples are only remembered.
+ * leaves nothing to average within T. The first measured u replaces the
+ * start value 1, so a longer horizon does not delay a new flow's first
+ * reaction (with ewma_rtts 1 and tau = T both are the draft's). A hop
+ * contributes only if it has a usable previous sample (same switch and
+ * port, B known, 0 < dt <= HPCC_MAX_GAP_NS, bytes not gone backwards).
+ * Where every u'_i is 0, the first usable hop gives tau, so that an idle
+ * path still pulls U down (the draft's strict "u' > u" would leave U
+ * frozen). Returns false when no hop was usable: the samples are only
+ * remembered.
  *
  * hop_ewma (a departure, on by default; 0 is the draft's): each hop's u' is
  * averaged on its own, over the same horizon, and U is the max of those
