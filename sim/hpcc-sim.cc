@@ -540,6 +540,10 @@ struct DumbOpts
      * [0, jitter x base RTT / 2] (netem's jitter without reordering)
      */
     double jitter = 0;
+    /* incast: each short flow starts uniformly in [0, spread_ms] ms after
+     * its burst's time (the VM's fctgen threads start theirs over ~30 ms)
+     */
+    double spread_ms = 0;
 };
 
 static DumbOpts g_dopt;
@@ -757,12 +761,14 @@ DumbbellFlows(const std::string& scen, int rep, uint64_t seed, const Profile& pf
     {
         dur = pf.incast_dur;
         AddFlow("long", s[0], d[0], ~0ULL, 0, dur);
+        uint64_t st = 0x5eed0000ULL + seed + 1000 * rep;
         for (int i = 0; i < 3; i++)
         {
             int n = (16 + 3 - (i + 1)) / 3;
             for (int b = 0; b < pf.incast_bursts; b++)
                 for (int j = 0; j < n; j++)
-                    AddFlow(Fmt("inc%d", i + 1), s[i], d[0], 65536, 2 + b, 0);
+                    AddFlow(Fmt("inc%d", i + 1), s[i], d[0], 65536,
+                            2 + b + g_dopt.spread_ms / 1000 * flowcdf_rng_unit(&st), 0);
         }
         for (int b = 0; b < pf.incast_bursts; b++)
             Event(2 + b, "burst", "inc");
@@ -1181,6 +1187,16 @@ SetHpccParams(const std::string& hp)
     return true;
 }
 
+/* The dumbbell's command-line options (struct DumbOpts). */
+static void
+DumbbellOptions(CommandLine& cmd)
+{
+    cmd.AddValue("jitter", "dumbbell: delay jitter on the access links, share of the base RTT",
+                 g_dopt.jitter);
+    cmd.AddValue("spread", "incast: each short flow starts up to this many ms after its burst",
+                 g_dopt.spread_ms);
+}
+
 /* ---- main --------------------------------------------------------------------------- */
 
 int
@@ -1211,8 +1227,7 @@ main(int argc, char** argv)
     cmd.AddValue("join", "join: flows in all, the last joining halfway", g_join);
     cmd.AddValue("aqm", "auto (RED ECN for dctcp, else drop-tail) or red (RED ECN for all)",
                  g_aqm);
-    cmd.AddValue("jitter", "dumbbell: delay jitter on the access links, share of the base RTT",
-                 g_dopt.jitter);
+    DumbbellOptions(cmd);
     std::string hp;
     cmd.AddValue("hpcc", "hpcc's module parameters: name=value,name=value", hp);
     cmd.Parse(argc, argv);
