@@ -8,8 +8,8 @@
 #   3. hpcc-probe on this kernel, with golden outputs (tests/probe)
 #   4. the kernel log scanner of the VM tests (tests/klog)
 #   5. the module and the telemetry loop in a VM on Debian's 6.1 (selftests/),
-#      every test's kernel log passed through the scanner; then the same on
-#      Debian 12's 6.12 (make module KSERIES=6.12 builds build/KVER/tcp_hpcc.ko)
+#      every test's kernel log passed through the scanner; beside it the same
+#      on Debian 12's 6.12 (make module KSERIES=6.12 builds build/KVER/tcp_hpcc.ko)
 #   6. the demo's analysis code (tests/demo), a short smoke run of the demo
 #      and of the ns-3 model (sim/; the full demo, bench and sim-bench stay
 #      out of the suite)
@@ -37,18 +37,12 @@ log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
 # suite NAME COMMAND...: run, stream, count
-suite() {
-	local name=$1 rc p f s
-	shift
-	echo "=== $name: $*"
-	"$@" 2>&1 | tee "$log/$name"
-	rc=${PIPESTATUS[0]}
-	# assertions at any nesting depth; the runner's own summary lines and
-	# kernel messages are not assertions
+# A suite's counts from its TAP output in $log/NAME and its exit status.
+count() {
+	local name=$1 rc=$2 p f s
 	p=$(grep -E '^(# )*ok [0-9]+ ' "$log/$name" | grep -v 'selftests: hpcc:' | grep -vc '# SKIP')
 	s=$(grep -E '^(# )*(not )?ok [0-9]+ .*# SKIP' "$log/$name" | grep -vc 'selftests: hpcc:')
 	f=$(grep -E '^(# )*not ok [0-9]+ ' "$log/$name" | grep -v 'selftests: hpcc:' | grep -vc '# SKIP')
-	# exit status 4: the suite skipped itself (kselftest's KSFT_SKIP)
 	if [[ $rc -ne 0 && $rc -ne 4 && $f -eq 0 ]]; then
 		echo "=== $name: exit status $rc with no failing assertion: counted as a failure"
 		f=1
@@ -58,8 +52,42 @@ suite() {
 	((f == 0)) || failed_suites+=("$name")
 }
 
-# A CI log is often read from its end only: repeat what each failed suite
-# said last (for a VM, the guest's console) just before the count.
+suite() {
+	local name=$1 rc
+	shift
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$log/$name"
+	rc=${PIPESTATUS[0]}
+	count "$name" "$rc"
+}
+
+# Two VM suites side by side: a guest under TCG keeps about one host core
+# busy, and the machine has two. suite_pair NAME1 NAME2 CMD1... :: CMD2...
+# Each suite's output is printed whole once both have ended.
+suite_pair() {
+	local n1=$1 n2=$2 i p1 p2 rc1 rc2
+	shift 2
+	for ((i = 1; i <= $#; i++)); do
+		[[ ${!i} == :: ]] && break
+	done
+	local -a c1=("${@:1:i-1}") c2=("${@:i+1}")
+	echo "=== $n1 and $n2 side by side"
+	"${c1[@]}" >"$log/$n1" 2>&1 &
+	p1=$!
+	"${c2[@]}" >"$log/$n2" 2>&1 &
+	p2=$!
+	wait "$p1"
+	rc1=$?
+	wait "$p2"
+	rc2=$?
+	echo "=== $n1: ${c1[*]}"
+	cat "$log/$n1"
+	count "$n1" "$rc1"
+	echo "=== $n2: ${c2[*]}"
+	cat "$log/$n2"
+	count "$n2" "$rc2"
+}
+
 failure_tails() {
 	local name
 	for name in ${failed_suites[@]+"${failed_suites[@]}"}; do
@@ -95,16 +123,19 @@ vm_files=(--include selftests --include bpf --include probe
 # that another vCPU patches (6.12's "Oops: int3" when a static key flips,
 # hpcc or not; scripts/vm-run.sh). The stock kernels' runs take one host
 # thread for both vCPUs; the debug kernel's keeps true parallelism.
-suite vm scripts/vm-run.sh --tcg-single --timeout 2400 --include tcp_hpcc.ko \
-	"${vm_files[@]}" -- ./selftests/run_tests.sh
+vm61=(scripts/vm-run.sh --tcg-single --timeout 2400 --include tcp_hpcc.ko
+	"${vm_files[@]}" -- ./selftests/run_tests.sh)
 k612=$(make -s kver KSERIES=6.12 | sed -n 's/^KVER=\([^ ]*\) .*/\1/p')
 if [[ -n $quick ]]; then
+	suite vm "${vm61[@]}"
 	echo "=== vm-6.12: left out (--quick)"
 elif [[ -n $k612 ]] && make -s module KVER="$k612"; then
-	suite vm-6.12 scripts/vm-run.sh --kver "$k612" --tcg-single --timeout 2400 \
+	suite_pair vm vm-6.12 "${vm61[@]}" :: \
+		scripts/vm-run.sh --kver "$k612" --tcg-single --timeout 2400 \
 		--include "build/$k612/tcp_hpcc.ko:tcp_hpcc.ko" "${vm_files[@]}" \
 		-- ./selftests/run_tests.sh
 else
+	suite vm "${vm61[@]}"
 	echo "=== vm-6.12: no 6.12 headers, or building build/$k612/tcp_hpcc.ko failed: counted as a failure"
 	failed=$((failed + 1))
 fi
@@ -116,11 +147,13 @@ suite demo-smoke sh -c 'scripts/demo.sh --smoke --no-deps >"$0" 2>&1 &&
 suite sim sim/test_sim.sh
 
 # The debug kernel under TCG runs the suite at about a sixth of the stock
-# kernel's pace: 25 minutes here, and half as much again on a slower
+# kernel's pace: 30 minutes here, and half as much again on a slower
 # machine, where one boot of it ran past a 40 minute timeout. Two boots,
 # each with half of the tests and its own timeout (and its own kmemleak
 # scan): a slow machine takes longer, a hung guest is still stopped, and
-# a timeout says which half it was in.
+# a timeout says which half it was in. One after the other: each guest
+# runs a thread per vCPU and keeps both host cores busy (side by side,
+# every test took twice as long).
 if [[ -n $quick ]]; then
 	echo "=== vm-debug: left out (--quick)"
 elif make -s module-debug; then
