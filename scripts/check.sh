@@ -14,7 +14,7 @@
 #      and of the ns-3 model (sim/; the full demo, bench and sim-bench stay
 #      out of the suite)
 #   7. the selftests again on the debug kernel (KASAN, lockdep, PROVE_RCU,
-#      kmemleak, UBSAN; scripts/debug-kernel.sh builds it once, about 20
+#      kmemleak, UBSAN; scripts/debug-kernel.sh builds it once, 12-18
 #      minutes on 2 cores, and caches it outside the clone)
 # With --quick (make check-quick, for iteration) the VM runs on Debian's
 # 6.1 only: no 6.12, no debug kernel.
@@ -36,13 +36,15 @@ passed=0 failed=0 skipped=0 failed_suites=()
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
-# suite NAME COMMAND...: run, stream, count
-# A suite's counts from its TAP output in $log/NAME and its exit status.
+# count NAME RC: a suite's counts from its TAP output in $log/NAME and its
+# exit status. Assertions at any nesting depth; the runner's own summary
+# lines and kernel messages are not assertions.
 count() {
 	local name=$1 rc=$2 p f s
 	p=$(grep -E '^(# )*ok [0-9]+ ' "$log/$name" | grep -v 'selftests: hpcc:' | grep -vc '# SKIP')
 	s=$(grep -E '^(# )*(not )?ok [0-9]+ .*# SKIP' "$log/$name" | grep -vc 'selftests: hpcc:')
 	f=$(grep -E '^(# )*not ok [0-9]+ ' "$log/$name" | grep -v 'selftests: hpcc:' | grep -vc '# SKIP')
+	# exit status 4: the suite skipped itself (kselftest's KSFT_SKIP)
 	if [[ $rc -ne 0 && $rc -ne 4 && $f -eq 0 ]]; then
 		echo "=== $name: exit status $rc with no failing assertion: counted as a failure"
 		f=1
@@ -52,6 +54,7 @@ count() {
 	((f == 0)) || failed_suites+=("$name")
 }
 
+# suite NAME COMMAND...: run, stream, count
 suite() {
 	local name=$1 rc
 	shift
@@ -61,8 +64,8 @@ suite() {
 	count "$name" "$rc"
 }
 
-# Two VM suites side by side: a guest under TCG keeps about one host core
-# busy, and the machine has two. suite_pair NAME1 NAME2 CMD1... :: CMD2...
+# suite_pair NAME1 NAME2 CMD1... :: CMD2...: two VM suites side by side.
+# A --tcg-single guest keeps one host core busy, and the machine has two.
 # Each suite's output is printed whole once both have ended.
 suite_pair() {
 	local n1=$1 n2=$2 i p1 p2 rc1 rc2
@@ -88,6 +91,8 @@ suite_pair() {
 	count "$n2" "$rc2"
 }
 
+# A CI log is often read from its end only: repeat what each failed suite
+# said last (for a VM, the guest's console) just before the count.
 failure_tails() {
 	local name
 	for name in ${failed_suites[@]+"${failed_suites[@]}"}; do
