@@ -544,6 +544,10 @@ struct DumbOpts
      * its burst's time (the VM's fctgen threads start theirs over ~30 ms)
      */
     double spread_ms = 0;
+    /* the bottlenecks' rate; RED's K scales with it (30 KB at 100 Mbit/s)
+     * but stays at least 6 packets, as selftests/hpcc_ecn.sh's does
+     */
+    uint32_t bottleneck_mbps = 100;
 };
 
 static DumbOpts g_dopt;
@@ -619,9 +623,9 @@ ParkingHosts(Ptr<Node> r1, Ptr<Node> r2, Ptr<HpccNet> n2, const Link& rr,
 static void
 DumbbellTopology(Host s[3], Host d[2])
 {
-    const std::string bott = "100Mbps", fast = "1Gbps";
-    const uint32_t buf = 500000, k = 30000;
     const DumbOpts& o = g_dopt;
+    const std::string bott = Fmt("%uMbps", o.bottleneck_mbps), fast = "1Gbps";
+    const uint32_t buf = 500000, k = std::max(300 * o.bottleneck_mbps, 9000u);
     bool ecn = g_ecn;
     Ptr<Node> r1 = CreateObject<Node>(), r2 = CreateObject<Node>();
     Ptr<HpccNet> n1 = HpccInstallStack(r1), n2 = HpccInstallStack(r2);
@@ -674,7 +678,7 @@ DumbbellTopology(Host s[3], Host d[2])
         ParkingHosts(r1, r2, n2, rr, {d_rd, d_sr + d_rr});
     /* ping: 2 x propagation + an 84-byte packet's serialization per hop */
     g_base_rtt_ms = 2 * (d_sr + d_rr + d_rd).GetSeconds() * 1e3 +
-                    2 * 86 * 8 * (2 / 1e9 + 1 / 1e8) * 1e3;
+                    2 * 86 * 8 * (2 / 1e9 + 1 / (o.bottleneck_mbps * 1e6)) * 1e3;
     if (o.jitter > 0)
         for (int i = 0; i < 3; i++)
         {
@@ -705,7 +709,7 @@ WebSearchFlows(int rep, uint64_t seed, const Profile& pf, Host s[3], Host d[2])
     for (int i = 0; i < 3; i++)
     {
         uint64_t st = 0x5eed0000ULL + seed + 1000 * rep + (i + 1);
-        double rate = 100e6 / 8, load = 0.5 / 3, t = 0;
+        double rate = g_dopt.bottleneck_mbps * 1e6 / 8, load = 0.5 / 3, t = 0;
         double gap = flowcdf_mean(&flowcdf_websearch) / (load * rate * 2);
         for (;;)
         {
@@ -1195,6 +1199,7 @@ DumbbellOptions(CommandLine& cmd)
                  g_dopt.jitter);
     cmd.AddValue("spread", "incast: each short flow starts up to this many ms after its burst",
                  g_dopt.spread_ms);
+    cmd.AddValue("bottleneck", "dumbbell: the bottlenecks' rate, Mbit/s", g_dopt.bottleneck_mbps);
 }
 
 /* ---- main --------------------------------------------------------------------------- */
