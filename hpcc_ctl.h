@@ -52,6 +52,7 @@ struct hpcc_ctl_params {
 	uint32_t w_ai_bytes;		/* 0: BDP (1 - eta) / expected_flows */
 	uint32_t expected_flows;	/* >= 1 */
 	uint32_t hop_ewma;		/* see struct hpcc_law_cfg */
+	uint32_t rate_ewma;		/* see struct hpcc_law_cfg */
 	uint32_t ai_time;		/* see struct hpcc_law_cfg */
 	uint32_t ewma_span;		/* see struct hpcc_law_cfg */
 	uint32_t base_rtt_us;		/* 0: the flow's min RTT */
@@ -110,6 +111,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_FIRST_SHARE	0
 #define HPCC_DEF_FIRST_BOUND	0
 #define HPCC_DEF_HOP_EWMA	1
+#define HPCC_DEF_RATE_EWMA	0
 #define HPCC_DEF_AI_TIME	0
 #define HPCC_DEF_EWMA_SPAN	0
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
@@ -315,6 +317,7 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
 	c->max_stage = p->max_stage;
 	c->ewma_rtts = p->ewma_rtts;
 	c->hop_ewma = p->hop_ewma;
+	c->rate_ewma = p->rate_ewma;
 	c->ai_time = p->ai_time;
 	c->ewma_span = p->ewma_span;
 	c->w_min = w_mss;

@@ -92,6 +92,7 @@ struct hpcc_law_cfg {
 	uint32_t max_stage;	/* additive-increase stages before MI */
 	uint32_t ewma_rtts;	/* EWMA horizon of U in T, >= 1 (draft: 1) */
 	uint32_t hop_ewma;	/* 1: U = max_i EWMA(u'_i); 0: EWMA(max_i u'_i) */
+	uint32_t rate_ewma;	/* hop_ewma: 1: only txRate_i / B_i averaged */
 	uint32_t ai_time;	/* 1: W_ai per 2 T of telemetry below eta */
 	uint32_t ewma_span;	/* 1: tau clamped to ewma_rtts T; 0: to T */
 	uint64_t w_ai;		/* additive increase, bytes << W_SHIFT */
@@ -346,6 +347,10 @@ static inline uint32_t hpcc_hop_u_avg(const struct hpcc_law_cfg *c,
  * averages. The EWMA of the max is biased upwards where two hops are
  * loaded and their noise is independent: the max picks each report's
  * worse one.
+ *
+ * rate_ewma (with hop_ewma; 0 by default): the hop's average holds
+ * txRate_i / B_i only and u'_i is that plus the last queue term, so a
+ * queue counts whole while it lasts and not once it has drained.
  */
 static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 					 const struct hpcc_law_cfg *c,
@@ -387,7 +392,12 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		ui = qterm + rterm;
 		if (ui > HPCC_U_MAX || ui < qterm)
 			ui = HPCC_U_MAX;
-		if (c->hop_ewma) {
+		if (c->hop_ewma && c->rate_ewma) {
+			u_avg[i] = hpcc_hop_u_avg(c, u_avg[i], rterm, dt);
+			ui = qterm + u_avg[i];
+			if (ui > HPCC_U_MAX)
+				ui = HPCC_U_MAX;
+		} else if (c->hop_ewma) {
 			u_avg[i] = hpcc_hop_u_avg(c, u_avg[i], ui, dt);
 			ui = u_avg[i];
 		}

@@ -149,6 +149,11 @@ HPCC_PARAM(ewma_rtts, 4, 1, 64,
  */
 HPCC_PARAM(hop_ewma, HPCC_DEF_HOP_EWMA, 0, 1,
 	   "1: U is the max of each hop's own EWMA; 0: the draft's EWMA of the max");
+/* Averaged with txRate, a queue that has drained since the flow cut for
+ * it holds U up for ewma_rtts T; 1 averages txRate only (hop_ewma).
+ */
+HPCC_PARAM(rate_ewma, HPCC_DEF_RATE_EWMA, 0, 1,
+	   "1: ewma_rtts averages U's txRate term only, its queue term is the last; 0: both");
 /* W_ai per commit makes a flow's additive increase per second shrink with
  * its probe rate, which the probe budget ties to its sending rate.
  */
@@ -442,6 +447,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->max_stage = READ_ONCE(hpcc_max_stage);
 	p->ewma_rtts = READ_ONCE(hpcc_ewma_rtts);
 	p->hop_ewma = READ_ONCE(hpcc_hop_ewma);
+	p->rate_ewma = READ_ONCE(hpcc_rate_ewma);
 	p->ai_time = READ_ONCE(hpcc_ai_time);
 	p->ewma_span = READ_ONCE(hpcc_ewma_span);
 	p->w_ai_bytes = READ_ONCE(hpcc_w_ai);

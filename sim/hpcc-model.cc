@@ -67,6 +67,7 @@ ModuleDefaults()
     p.first_bound = HPCC_DEF_FIRST_BOUND;
     p.first_share = HPCC_DEF_FIRST_SHARE;
     p.hop_ewma = HPCC_DEF_HOP_EWMA;
+    p.rate_ewma = HPCC_DEF_RATE_EWMA;
     p.ai_time = HPCC_DEF_AI_TIME;
     p.ewma_span = HPCC_DEF_EWMA_SPAN;
     return p;
@@ -99,7 +100,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"eta", &p.eta_permille},
         {"max_stage", &p.max_stage},
         {"ewma_rtts", &p.ewma_rtts},
-        {"hop_ewma", &p.hop_ewma},
+        {"hop_ewma", &p.hop_ewma}, {"rate_ewma", &p.rate_ewma},
         {"ai_time", &p.ai_time}, {"ewma_span", &p.ewma_span},
         {"w_ai", &p.w_ai_bytes},
         {"expected_flows", &p.expected_flows},

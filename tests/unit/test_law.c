@@ -513,6 +513,7 @@ static void test_random_vs_model(void)
 		c.max_stage = rnd() % 6;
 		c.ewma_rtts = 1 + rnd() % 8;
 		c.hop_ewma = 0;	/* the double model is the draft's */
+		c.rate_ewma = 0;
 		c.ai_time = 0;
 		c.ewma_span = 0;	/* the draft: tau clamped to T */
 		bdp = hpcc_bdp(hpcc_path_mbps(L, nh), c.t_ns);
@@ -749,6 +750,49 @@ static void test_hop_ewma(void)
 	       (unsigned long long)(s.w >> HPCC_W_SHIFT));
 }
 
+/* rate_ewma: one hop at 1 Gbit/s, T = 10 us (B T = 1250 bytes), u' 0.8,
+ * then a queue of 4 B T with u' 1 (U's queue term needs it in two
+ * reports: min(qlen, prev qlen)), then drained, u' 0.8 again. U after the
+ * queued report in @queued, after the drained one returned.
+ */
+static double rate_ewma_run(uint32_t rate_ewma, double *queued)
+{
+	static const uint32_t q[4] = { 0, 5000, 5000, 0 };
+	static const uint64_t tx[4] = { 0, 1000, 2250, 3250 };
+	struct hpcc_law_cfg c = cfg_10us();
+	struct hpcc_sample L[1];
+	struct hpcc_law s;
+	int k;
+
+	c.ewma_rtts = 4;
+	c.hop_ewma = 1;
+	c.rate_ewma = rate_ewma;
+	hpcc_law_start(&s, &c, W(20000), 0);
+	for (k = 0; k < 4; k++) {
+		L[0] = hop(k * 10000ULL, tx[k], q[k], 1000, 1);
+		hpcc_law_report(&s, &c, L, 1, 1, 1);
+		if (k == 2)
+			*queued = u_of(s.u);
+	}
+	return u_of(s.u);
+}
+
+static void test_rate_ewma(void)
+{
+	double q0, q1, both = rate_ewma_run(0, &q0), rate = rate_ewma_run(1, &q1);
+
+	/* both averaged: 0.8, then 0.75 x 0.8 + 0.25 x 5, then 1.85 x 0.75
+	 * + 0.25 x 0.8
+	 */
+	tap_ok(near(q0, 1.85, 1e-3) && near(both, 1.5875, 1e-3),
+	       "rate_ewma 0: a queue of 4 B T weighs a quarter, and still holds U above 1 once drained (%.4f, %.4f)",
+	       q0, both);
+	/* txRate averaged: 0.8, 0.85 (+ 4 of queue), 0.8375 */
+	tap_ok(near(q1, 4.85, 1e-3) && near(rate, 0.8375, 1e-3),
+	       "rate_ewma 1: the queue counts whole while it lasts, not once drained (%.4f, %.4f)",
+	       q1, rate);
+}
+
 /* ai_time: Wc after @n reports @gap_t T apart on a 1 Gbit/s hop at u'
  * 0.2 (additive increase only) plus @qlen's queue term, each report's
  * probe sent after the last commit, so every other report commits.
@@ -816,6 +860,7 @@ int main(void)
 	test_first_w();
 	test_pacing_rate();
 	test_hop_ewma();
+	test_rate_ewma();
 	test_ai_time();
 	test_random_vs_model();
 	return tap_done();
