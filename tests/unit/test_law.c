@@ -780,6 +780,10 @@ static double rate_ewma_run(uint32_t rate_ewma, double *queued)
 static void test_rate_ewma(void)
 {
 	double q0, q1, both = rate_ewma_run(0, &q0), rate = rate_ewma_run(1, &q1);
+	struct hpcc_law_cfg c = cfg_10us();
+	struct hpcc_sample L[1];
+	struct hpcc_law s;
+	bool forged;
 
 	/* both averaged: 0.8, then 0.75 x 0.8 + 0.25 x 5, then 1.85 x 0.75
 	 * + 0.25 x 0.8
@@ -791,6 +795,25 @@ static void test_rate_ewma(void)
 	tap_ok(near(q1, 4.85, 1e-3) && near(rate, 0.8375, 1e-3),
 	       "rate_ewma 1: the queue counts whole while it lasts, not once drained (%.4f, %.4f)",
 	       q1, rate);
+
+	/* a forged 4 GB queue in two reports: W at w_min at once, as in the
+	 * draft, and nothing of it in the average: the next genuine report
+	 * (no queue, u' 0.8) reads the txRate average alone
+	 */
+	c.ewma_rtts = 4;
+	c.hop_ewma = 1;
+	c.rate_ewma = 1;
+	hpcc_law_start(&s, &c, W(20000), 0);
+	L[0] = hop(0, 0, UINT32_MAX, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	L[0] = hop(10000, 0, UINT32_MAX, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	forged = s.u == HPCC_U_MAX && s.w == c.w_min && s.prev[0].u_avg == 0;
+	L[0] = hop(20000, 1000, 0, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	tap_ok(forged && near(u_of(s.u), 0.2, 1e-3),
+	       "rate_ewma 1: a forged 4 GB queue sets W to w_min in one report and leaves no memory (U then %.4f)",
+	       u_of(s.u));
 }
 
 /* ai_time: Wc after @n reports @gap_t T apart on a 1 Gbit/s hop at u'
