@@ -392,14 +392,12 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		ui = qterm + rterm;
 		if (ui > HPCC_U_MAX || ui < qterm)
 			ui = HPCC_U_MAX;
-		if (c->hop_ewma && c->rate_ewma) {
-			u_avg[i] = hpcc_hop_u_avg(c, u_avg[i], rterm, dt);
-			ui = qterm + u_avg[i];
+		if (c->hop_ewma) {
+			u_avg[i] = hpcc_hop_u_avg(c, u_avg[i],
+						  c->rate_ewma ? rterm : ui, dt);
+			ui = u_avg[i] + (c->rate_ewma ? qterm : 0);
 			if (ui > HPCC_U_MAX)
 				ui = HPCC_U_MAX;
-		} else if (c->hop_ewma) {
-			u_avg[i] = hpcc_hop_u_avg(c, u_avg[i], ui, dt);
-			ui = u_avg[i];
 		}
 		if (!found || ui > u) {
 			u = ui;
