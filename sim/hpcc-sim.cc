@@ -624,6 +624,7 @@ static void
 DumbbellTopology(Host s[3], Host d[2])
 {
     const DumbOpts& o = g_dopt;
+    NS_ABORT_MSG_IF(!o.bottleneck_mbps, "hpcc-sim: --bottleneck must be at least 1 (Mbit/s)");
     const std::string bott = Fmt("%uMbps", o.bottleneck_mbps), fast = "1Gbps";
     const uint32_t buf = 500000, k = std::max(300 * o.bottleneck_mbps, 9000u);
     bool ecn = g_ecn;
