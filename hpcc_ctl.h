@@ -39,8 +39,16 @@
 #define HPCC_PROBE_TIMEOUT_RTTS	3
 /* ...never sooner than this... */
 #define HPCC_PROBE_MIN_TIMEOUT_NS	200000ULL
-/* ...and unanswered probes back off exponentially up to 2^6 timeouts. */
+/* ...and, on a path without telemetry, unanswered probes back off
+ * exponentially up to 2^6 timeouts.
+ */
 #define HPCC_PROBE_MAX_BACKOFF	6
+/* Telemetry is lost only after this many probes in a row brought the law
+ * nothing (lost, or answered without a capacity): with a third of the
+ * probes dropped, a run of 2 came every 9 probes and put the flow in
+ * loss-based mode for a third of its time.
+ */
+#define HPCC_TELEMETRY_MISSES	3
 
 /* The operator's parameters (tcp_hpcc's module parameters), as read once
  * for each use.
@@ -138,6 +146,9 @@ struct hpcc_ctl {
 	uint64_t next_probe_ns;		/* earliest time for the next probe */
 	uint32_t t_us;			/* T in force */
 	uint32_t unanswered;		/* probes lost in a row */
+	uint32_t misses;		/* probes in a row the law got nothing
+					 * from: lost, or without capacity
+					 */
 	uint32_t cwnd_before;		/* cwnd (segments) when telemetry began */
 	uint32_t events;		/* HPCC_EV_* of the last report */
 	uint32_t probe_nxt;		/* snd_nxt when the last probe left */
@@ -165,6 +176,9 @@ struct hpcc_ctl {
 	bool telemetry;			/* the law owns cwnd and pacing */
 	bool started;			/* telemetry has run before */
 	bool probed;			/* a probe has left */
+	bool awaiting;			/* the last probe is out, neither
+					 * answered nor counted lost
+					 */
 	bool competing;			/* loss-based beside a non-HPCC queue */
 	bool asking;			/* the last probe asked for a window */
 	bool window_refused;		/* asked, never answered: ask no more */
@@ -290,6 +304,15 @@ static inline uint32_t hpcc_ctl_flows(const struct hpcc_ctl_params *p,
 }
 
 /* ---- consuming a report -------------------------------------------------- */
+
+/* A probe brought the law nothing; counted up to the number that ends
+ * telemetry (it only has to reach it).
+ */
+static inline void hpcc_ctl_missed(struct hpcc_ctl *s)
+{
+	if (s->misses < HPCC_TELEMETRY_MISSES)
+		s->misses++;
+}
 
 /* T, the base RTT the law normalises by, in us: within the law's limit,
  * which a path's own min RTT (a satellite, a stuck queue) can exceed.
@@ -681,14 +704,18 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 
 	s->events = 0;
 	s->unanswered = 0;
+	s->awaiting = false;
 	s->next_probe_ns = now;		/* the next probe on this very ACK */
 	s->t_us = hpcc_ctl_t_us(p, tv->min_rtt_us);
 	t_ns = (uint64_t)s->t_us * 1000;
 	L = hpcc_ctl_cap(&s->events, p, L, nhops, capped);
 	bmin = hpcc_path_mbps(L, nhops);
 	bdp = hpcc_bdp(bmin, t_ns);
-	if (!bdp)
+	if (!bdp) {
+		hpcc_ctl_missed(s);
 		return false;
+	}
+	s->misses = 0;
 	hpcc_ctl_law_cfg(p, tv->mss, bdp, t_ns, &c);
 	if (hpcc_ctl_compete(s, p, &c, L, nhops, tv->mss, tv->cwnd, now))
 		return true;
@@ -820,6 +847,7 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 
 	s->events = 0;
 	s->unanswered = 0;
+	s->awaiting = false;
 	s->next_probe_ns = now;
 	s->t_us = hpcc_ctl_t_us(p, tv->min_rtt_us);
 	t_ns = (uint64_t)s->t_us * 1000;
@@ -828,8 +856,11 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 		s->events |= HPCC_EV_CAPPED;
 	}
 	bdp = hpcc_bdp(b, t_ns);
-	if (!bdp)
+	if (!bdp) {
+		hpcc_ctl_missed(s);
 		return false;
+	}
+	s->misses = 0;
 	hpcc_ctl_law_cfg(p, tv->mss, bdp, t_ns, &c);
 	w = win->w_bytes < (HPCC_W_LIMIT >> HPCC_W_SHIFT) ?
 	    win->w_bytes << HPCC_W_SHIFT : HPCC_W_LIMIT;
@@ -926,8 +957,10 @@ static inline void hpcc_ctl_fallback(struct hpcc_ctl *s, uint32_t *cwnd,
 /*
  * Telemetry has stopped: no report for telemetry_timeout RTTs (probes are
  * not retried faster than HPCC_PROBE_MIN_TIMEOUT_NS, so never sooner than
- * that many of those). Signed: the report may have been stamped with
- * another CPU's clock.
+ * that many of those), and either no probe is out (held by the budget or
+ * probe_limit, or idle) or HPCC_TELEMETRY_MISSES in a row brought nothing:
+ * a probe lost here and there is not an outage. Signed: the report may
+ * have been stamped with another CPU's clock.
  */
 static inline bool hpcc_ctl_telemetry_lost(const struct hpcc_ctl *s,
 					   const struct hpcc_ctl_params *p,
@@ -938,7 +971,8 @@ static inline bool hpcc_ctl_telemetry_lost(const struct hpcc_ctl *s,
 
 	return s->telemetry &&
 	       (int64_t)(now - s->last_report_ns) >
-	       (int64_t)(p->telemetry_timeout * rtt);
+	       (int64_t)(p->telemetry_timeout * rtt) &&
+	       (!s->awaiting || s->misses >= HPCC_TELEMETRY_MISSES);
 }
 
 /* cwnd in segments from W: HPCC_CWND_GAIN * W, within [2, clamp]. */
@@ -1043,9 +1077,9 @@ static inline bool hpcc_ctl_probe_affordable(const struct hpcc_ctl *s,
 /*
  * One probe per flow outstanding, sent while data is in flight: the next
  * goes out on the first ACK after the response, or after a timeout of a
- * few RTTs, backing off while probes stay unanswered (a receiver without
- * the reflector) so that such a path costs almost nothing; within the
- * probe budget.
+ * few RTTs, backing off while probes stay unanswered on a path without
+ * telemetry (a receiver without the reflector) so that such a path costs
+ * almost nothing; within the probe budget.
  */
 static inline bool hpcc_ctl_probe_due(const struct hpcc_ctl *s,
 				      const struct hpcc_ctl_params *p,
@@ -1069,23 +1103,31 @@ static inline bool hpcc_ctl_probe_first(const struct hpcc_ctl *s,
 /* The outstanding probe is overdue: it counts as lost, once. */
 static inline void hpcc_ctl_probe_lost(struct hpcc_ctl *s)
 {
+	s->awaiting = false;
+	hpcc_ctl_missed(s);
 	if (s->unanswered < HPCC_PROBE_MAX_BACKOFF)
 		s->unanswered++;
 	if (s->asking && !s->started && s->unanswered >= HPCC_RX_ASK_TRIES)
 		s->window_refused = true;
 }
 
-/* A probe left: the next one after the (backed-off) timeout at the latest. */
+/* A probe left: the next one after the timeout at the latest, backed off
+ * on a path without telemetry; with telemetry a lost probe is retried
+ * within telemetry_timeout, before the flow would give up on the path.
+ */
 static inline void hpcc_ctl_probe_sent(struct hpcc_ctl *s, uint64_t now,
 				       uint64_t srtt_ns, uint32_t snd_nxt)
 {
 	uint64_t timeout = HPCC_PROBE_TIMEOUT_RTTS * srtt_ns;
 
 	s->probed = true;
+	s->awaiting = true;
 	s->probe_nxt = snd_nxt;
 	if (timeout < HPCC_PROBE_MIN_TIMEOUT_NS)
 		timeout = HPCC_PROBE_MIN_TIMEOUT_NS;
-	s->next_probe_ns = now + (timeout << s->unanswered);
+	if (!s->telemetry)
+		timeout <<= s->unanswered;
+	s->next_probe_ns = now + timeout;
 }
 
 /* A probe refused before it left (budget, memory, route): not a loss and

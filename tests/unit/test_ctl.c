@@ -115,6 +115,44 @@ static void test_report(void)
 	       hpcc_ctl_telemetry_lost(&s, &params, 1001 + 8 * 200000, 1000),
 	       "telemetry lost after telemetry_timeout RTTs, RTT at least 200 us");
 
+	/* a probe out, two lost before it: not yet; the third lost: gone */
+	hpcc_ctl_probe_sent(&s, 2000, 1200000, 0);
+	tap_ok(s.awaiting && s.next_probe_ns == 2000 + 3 * 1200000,
+	       "with telemetry a probe is retried after 3 srtt, no backoff");
+	hpcc_ctl_probe_lost(&s);
+	hpcc_ctl_probe_sent(&s, 3000, 1200000, 0);
+	hpcc_ctl_probe_lost(&s);
+	hpcc_ctl_probe_sent(&s, 4000, 1200000, 0);
+	tap_ok(s.unanswered == 2 && s.next_probe_ns == 4000 + 3 * 1200000 &&
+	       !hpcc_ctl_telemetry_lost(&s, &params, 1000 + 20 * 1200000,
+					1200000),
+	       "two probes lost in a row, a third out: telemetry holds past the deadline");
+	hpcc_ctl_probe_lost(&s);
+	tap_ok(hpcc_ctl_telemetry_lost(&s, &params, 1000 + 20 * 1200000,
+				       1200000) &&
+	       !hpcc_ctl_telemetry_lost(&s, &params, 1000 + 8 * 1200000,
+					1200000),
+	       "three in a row: telemetry lost, and not before the deadline");
+	L[0] = hop(1000, 0, 0, 0);
+	hpcc_ctl_probe_sent(&s, 5000, 1200000, 0);
+	tap_ok(!hpcc_ctl_report(&s, &params, &v, L, 1, 40000, 6000) &&
+	       s.misses == HPCC_TELEMETRY_MISSES && !s.awaiting &&
+	       hpcc_ctl_telemetry_lost(&s, &params, 1000 + 20 * 1200000,
+				       1200000),
+	       "an answer without a capacity is a miss too");
+	L[0] = hop(2000000, 125000, 0, 1000);
+	tap_ok(hpcc_ctl_report(&s, &params, &v, L, 1, 40000, 7000) &&
+	       s.misses == 0 && s.unanswered == 0 &&
+	       !hpcc_ctl_telemetry_lost(&s, &params, 7000 + 8 * 1200000,
+					1200000),
+	       "a used report resets the misses and the deadline");
+	hpcc_ctl_probe_sent(&s, 8000, 1200000, 0);
+	hpcc_ctl_probe_lost(&s);
+	hpcc_ctl_probe_held(&s, 9000, 1200000);
+	tap_ok(hpcc_ctl_telemetry_lost(&s, &params, 7001 + 8 * 1200000,
+				       1200000),
+	       "no probe out (held back) at the deadline: telemetry lost");
+
 	/* back from loss-based mode: restart where cwnd is */
 	s.telemetry = false;
 	v.cwnd = 20;
