@@ -18,8 +18,9 @@
 # 3. probe loss: r1 drops a third of the probe-DSCP packets (u32 + gact
 #    netrand): the flow keeps working on telemetry, every probe is
 #    accounted for (sent = accepted + lost, give or take the one
-#    outstanding), at least the dropped ones are counted lost, and the
-#    backoff never goes past its cap.
+#    outstanding), at least the dropped ones are counted lost, the
+#    backoff never goes past its cap, and the flow leaves telemetry only
+#    after 3 probes in a row brought nothing.
 . "$(dirname "$0")/lib.sh"
 BOTTLENECK_MBIT=${BOTTLENECK_MBIT:-50}
 . "$HERE/stress_lib.sh"
@@ -204,6 +205,7 @@ check "r1 drops one in three probe-DSCP packets (u32 tos $tos, gact netrand)" \
 	match ip tos $tos 0xfc action gact pass random netrand drop 3
 lost0=$(hpcc_stat ProbesLost) sent0=$(hpcc_stat ProbesSent)
 acc0=$(hpcc_stat ReportsAccepted) used0=$(hpcc_stat ReportsUsed)
+to0=$(hpcc_stat TelemetryTimeouts) nocap0=$(hpcc_stat ReportsNoCapacity)
 : >$tmp/samples
 sent_at_least() {	# N: sample, and ProbesSent grew by N
 	sample
@@ -217,10 +219,12 @@ cs=$(($(now_cs) - t0))
 drops=$($TC -s -n $R1 filter show dev r1h1 ingress | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n1)
 lost=$(($(hpcc_stat ProbesLost) - lost0)) sent=$(($(hpcc_stat ProbesSent) - sent0))
 acc=$(($(hpcc_stat ReportsAccepted) - acc0)) used=$(($(hpcc_stat ReportsUsed) - used0))
+to=$(($(hpcc_stat TelemetryTimeouts) - to0))
+nocap=$(($(hpcc_stat ReportsNoCapacity) - nocap0))
 n=$(wc -l <$tmp/samples)
 hp=$(awk '$1 == "hpcc"' $tmp/samples | wc -l)
 echo "# probe loss: sent $sent, dropped by r1 $drops, lost $lost, accepted $acc, used $used;" \
-	"mode hpcc in $hp of $n samples"
+	"telemetry timeouts $to; mode hpcc in $hp of $n samples"
 check "r1 dropped probes ($drops)" test "${drops:-0}" -gt 0
 check "every probe accounted for: sent $sent = accepted $acc + lost $lost (+1 outstanding)" \
 	test $((sent - acc - lost)) -ge 0 -a $((sent - acc - lost)) -le 1
@@ -229,6 +233,10 @@ check "the dropped probes were counted lost ($lost >= $drops - 1)" \
 check "telemetry kept flowing: $acc of $sent probes answered (2/3 expected), each report used ($used)" \
 	test $((acc * 2)) -ge $sent -a $used -ge $((acc - 1)) -a $used -gt 0
 check "the flow returned to hpcc after losses (mode hpcc in $hp of $n samples)" test $hp -gt 0
+# telemetry ends only after 3 probes in a row brought nothing, and a used
+# report starts the count anew: a lost probe here and there is no outage
+check "each fallback took 3 probes that brought nothing: $to fallbacks, $lost lost, $nocap without capacity" \
+	test $((to * 3)) -le $((lost + nocap))
 bound=$(backoff_bound $cs)
 check "backoff bounded, answers reset it: $sent probes in $((cs / 100)) s (at most $bound had it stuck at its cap)" \
 	test $sent -gt $bound
