@@ -63,6 +63,8 @@ struct hpcc_ctl_params {
 	uint32_t rate_ewma;		/* see struct hpcc_law_cfg */
 	uint32_t ai_time;		/* see struct hpcc_law_cfg */
 	uint32_t ewma_span;		/* see struct hpcc_law_cfg */
+	uint32_t qmin_span;		/* see struct hpcc_law_cfg */
+	uint32_t first_qmin;		/* see struct hpcc_law_cfg */
 	uint32_t base_rtt_us;		/* 0: the flow's min RTT */
 	uint32_t telemetry_timeout;	/* RTTs without telemetry */
 	/* Bounds on what a report can do to a flow (security: whoever
@@ -122,6 +124,8 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_RATE_EWMA	0
 #define HPCC_DEF_AI_TIME	0
 #define HPCC_DEF_EWMA_SPAN	0
+#define HPCC_DEF_QMIN_SPAN	0
+#define HPCC_DEF_FIRST_QMIN	0
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -343,6 +347,8 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
 	c->rate_ewma = p->rate_ewma;
 	c->ai_time = p->ai_time;
 	c->ewma_span = p->ewma_span;
+	c->qmin_span = p->qmin_span;
+	c->first_qmin = p->first_qmin;
 	c->w_min = w_mss;
 	c->w_max = bdp * HPCC_W_MAX_BDPS > w_mss ? bdp * HPCC_W_MAX_BDPS : w_mss;
 	if (p->w_ai_bytes)

@@ -95,6 +95,12 @@ struct hpcc_law_cfg {
 	uint32_t rate_ewma;	/* hop_ewma: 1: only txRate_i / B_i averaged */
 	uint32_t ai_time;	/* 1: W_ai per 2 T of telemetry below eta */
 	uint32_t ewma_span;	/* 1: tau clamped to ewma_rtts T; 0: to T */
+	uint32_t qmin_span;	/* min(qlen, prev qlen) only over at most this
+				 * many T; 0: always (draft)
+				 */
+	uint32_t first_qmin;	/* 1: a flow's first sample is no min
+				 * reference; 0: it is (draft)
+				 */
 	uint64_t w_ai;		/* additive increase, bytes << W_SHIFT */
 	uint64_t w_min;		/* W bounds, bytes << W_SHIFT, */
 	uint64_t w_max;		/* 0 < w_min <= w_max <= HPCC_W_LIMIT */
@@ -351,6 +357,17 @@ static inline uint32_t hpcc_hop_u_avg(const struct hpcc_law_cfg *c,
  * rate_ewma (with hop_ewma; 0 by default): the hop's average holds
  * txRate_i / B_i only and u'_i is that plus the last queue term, so a
  * queue counts whole while it lasts and not once it has drained.
+ *
+ * qmin_span: the draft's min(qlen, prev qlen) filters one packet's noise
+ * out of per-packet telemetry; between probes spaced more than qmin_span
+ * T apart the previous qlen says nothing of this one's noise, and a first
+ * probe that passed ahead of a burst hid the burst's queue from the next
+ * report. Then qlen is taken as it is.
+ *
+ * first_qmin: a flow's first sample (after its law starts) is no min
+ * reference for the next: probe_first's probe passed the bottleneck ahead
+ * of the flow's own initial window, and its "no queue" hid the queue of
+ * 32 new flows from their second reports.
  */
 static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 					 const struct hpcc_law_cfg *c,
@@ -359,7 +376,7 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 {
 	uint32_t u_avg[HPCC_LAW_MAX_HOPS];
 	uint64_t u = 0, tau = 0, w, span;
-	bool found = false;
+	bool found = false, first = !s->nhops;
 	unsigned int i;
 
 	if (nhops > HPCC_LAW_MAX_HOPS)
@@ -380,7 +397,10 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		dtx = L[i].tx_bytes - p->tx_bytes;
 		if (!dt || dt > HPCC_MAX_GAP_NS || dtx > HPCC_MAX_DTX_BYTES)
 			continue;
-		minq = L[i].qlen < p->qlen ? L[i].qlen : p->qlen;
+		minq = L[i].qlen;
+		if (minq > p->qlen &&
+		    (!c->qmin_span || dt <= (uint64_t)c->qmin_span * c->t_ns))
+			minq = p->qlen;
 		qterm = hpcc_sample_queue_u(&L[i], minq, c->t_ns);
 		/* anonymised: d(busy) / d(ts), no B */
 		if (L[i].anon)
@@ -409,6 +429,8 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 	for (i = 0; i < nhops; i++) {
 		s->prev[i] = L[i];
 		s->prev[i].u_avg = u_avg[i];
+		if (first && c->first_qmin)
+			s->prev[i].qlen = UINT32_MAX;
 	}
 	s->nhops = nhops;
 	if (!found)

@@ -161,6 +161,13 @@ HPCC_PARAM(ai_time, HPCC_DEF_AI_TIME, 0, 1,
 	   "1: W_ai per 2 base RTTs of telemetry while U < eta; 0: per commit");
 HPCC_PARAM(ewma_span, HPCC_DEF_EWMA_SPAN, 0, 1,
 	   "1: a sample weighs its interval up to ewma_rtts T; 0: up to T (draft)");
+/* The draft's min(qlen, prev qlen) compares per-packet samples; probes
+ * far apart (the budget, a burst's first probe) hide a new queue.
+ */
+HPCC_PARAM(qmin_span, HPCC_DEF_QMIN_SPAN, 0, 64,
+	   "min(qlen, prev qlen) only for samples at most this many T apart; 0: always (draft)");
+HPCC_PARAM(first_qmin, HPCC_DEF_FIRST_QMIN, 0, 1,
+	   "1: a flow's first sample is no min(qlen, prev qlen) reference; 0: it is (draft)");
 HPCC_PARAM(w_ai, 0, 0, 100000000,
 	   "additive increase W_ai in bytes; 0: BDP * (1 - eta) / expected_flows");
 HPCC_PARAM(expected_flows, 8, 1, 100000,
@@ -450,6 +457,8 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->rate_ewma = READ_ONCE(hpcc_rate_ewma);
 	p->ai_time = READ_ONCE(hpcc_ai_time);
 	p->ewma_span = READ_ONCE(hpcc_ewma_span);
+	p->qmin_span = READ_ONCE(hpcc_qmin_span);
+	p->first_qmin = READ_ONCE(hpcc_first_qmin);
 	p->w_ai_bytes = READ_ONCE(hpcc_w_ai);
 	p->expected_flows = READ_ONCE(hpcc_expected_flows);
 	p->base_rtt_us = READ_ONCE(hpcc_base_rtt);

@@ -70,6 +70,8 @@ ModuleDefaults()
     p.rate_ewma = HPCC_DEF_RATE_EWMA;
     p.ai_time = HPCC_DEF_AI_TIME;
     p.ewma_span = HPCC_DEF_EWMA_SPAN;
+    p.qmin_span = HPCC_DEF_QMIN_SPAN;
+    p.first_qmin = HPCC_DEF_FIRST_QMIN;
     return p;
 }
 
@@ -102,6 +104,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"ewma_rtts", &p.ewma_rtts},
         {"hop_ewma", &p.hop_ewma}, {"rate_ewma", &p.rate_ewma},
         {"ai_time", &p.ai_time}, {"ewma_span", &p.ewma_span},
+        {"qmin_span", &p.qmin_span}, {"first_qmin", &p.first_qmin},
         {"w_ai", &p.w_ai_bytes},
         {"expected_flows", &p.expected_flows},
         {"base_rtt", &p.base_rtt_us},

@@ -516,6 +516,8 @@ static void test_random_vs_model(void)
 		c.rate_ewma = 0;
 		c.ai_time = 0;
 		c.ewma_span = 0;	/* the draft: tau clamped to T */
+		c.qmin_span = 0;	/* and min(qlen, prev qlen) always */
+		c.first_qmin = 0;
 		bdp = hpcc_bdp(hpcc_path_mbps(L, nh), c.t_ns);
 		c.w_max = bdp > W(1500) ? bdp : W(1500);
 		c.w_min = W(1500) < c.w_max ? W(1500) : c.w_max;
@@ -816,6 +818,72 @@ static void test_rate_ewma(void)
 	       u_of(s.u));
 }
 
+/* qmin_span: U after a report with no queue and one @gap_t T later that
+ * shows 4 B T of queue at u' 0.8 (1 Gbit/s, T = 10 us: B T = 1250 bytes)
+ */
+static double qmin_span_run(uint32_t qmin_span, unsigned int gap_t)
+{
+	struct hpcc_law_cfg c = cfg_10us();
+	struct hpcc_sample L[1];
+	struct hpcc_law s;
+
+	c.qmin_span = qmin_span;
+	hpcc_law_start(&s, &c, W(20000), 0);
+	L[0] = hop(0, 0, 0, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	L[0] = hop(gap_t * 10000ULL, gap_t * 1000ULL, 5000, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	return u_of(s.u);
+}
+
+static void test_qmin_span(void)
+{
+	double draft = qmin_span_run(0, 3), near2 = qmin_span_run(2, 1),
+	       far2 = qmin_span_run(2, 3), far4 = qmin_span_run(4, 3);
+
+	tap_ok(near(draft, 0.8, 1e-3) && near(near2, 0.8, 1e-3),
+	       "qmin_span 0 (draft), or samples within it: min(qlen, prev qlen) hides the new queue (U %.4f, %.4f)",
+	       draft, near2);
+	tap_ok(near(far2, 4.8, 1e-3) && near(far4, 0.8, 1e-3),
+	       "qmin_span 2: a sample 3 T after the last counts its queue whole (U %.4f; qmin_span 4: %.4f)",
+	       far2, far4);
+}
+
+/* first_qmin: U after a first report with no queue, a second 1 T later
+ * with 4 B T of queue at u' 0.8, and (@third) a third 1 T later with 8
+ */
+static double first_qmin_run(uint32_t first_qmin, bool third)
+{
+	struct hpcc_law_cfg c = cfg_10us();
+	struct hpcc_sample L[1];
+	struct hpcc_law s;
+
+	c.first_qmin = first_qmin;
+	hpcc_law_start(&s, &c, W(20000), 0);
+	L[0] = hop(0, 0, 0, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	L[0] = hop(10000, 1000, 5000, 1000, 1);
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	if (third) {
+		L[0] = hop(20000, 2000, 10000, 1000, 1);
+		hpcc_law_report(&s, &c, L, 1, 1, 1);
+	}
+	return u_of(s.u);
+}
+
+static void test_first_qmin(void)
+{
+	double draft = first_qmin_run(0, false), on = first_qmin_run(1, false),
+	       later = first_qmin_run(1, true);
+
+	tap_ok(near(draft, 0.8, 1e-3) && near(on, 4.8, 1e-3),
+	       "first_qmin 1: the second report counts its queue whole (U %.4f; draft %.4f)",
+	       on, draft);
+	tap_ok(near(later, 4.8, 1e-3),
+	       "first_qmin 1: from the second sample on, min(qlen, prev qlen) as the draft (U %.4f, not 8.8)",
+	       later);
+}
+
 /* ai_time: Wc after @n reports @gap_t T apart on a 1 Gbit/s hop at u'
  * 0.2 (additive increase only) plus @qlen's queue term, each report's
  * probe sent after the last commit, so every other report commits.
@@ -884,6 +952,8 @@ int main(void)
 	test_pacing_rate();
 	test_hop_ewma();
 	test_rate_ewma();
+	test_qmin_span();
+	test_first_qmin();
 	test_ai_time();
 	test_random_vs_model();
 	return tap_done();
