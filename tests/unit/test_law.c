@@ -818,28 +818,37 @@ static void test_rate_ewma(void)
 	       u_of(s.u));
 }
 
-/* qmin_span: U after a report with no queue and one @gap_t T later that
- * shows 4 B T of queue at u' 0.8 (1 Gbit/s, T = 10 us: B T = 1250 bytes)
+/* The min filter's reach: U after a first report with no queue, a second
+ * @gap_t T later with 4 B T of queue at u' 0.8 (1 Gbit/s, T = 10 us: B T
+ * = 1250 bytes) and, with @third, a third 1 T after that with 8 B T.
  */
-static double qmin_span_run(uint32_t qmin_span, unsigned int gap_t)
+static double qmin_run(uint32_t qmin_span, uint32_t first_qmin,
+		       unsigned int gap_t, bool third)
 {
 	struct hpcc_law_cfg c = cfg_10us();
+	uint64_t ts = gap_t * 10000ULL;
 	struct hpcc_sample L[1];
 	struct hpcc_law s;
 
 	c.qmin_span = qmin_span;
+	c.first_qmin = first_qmin;
 	hpcc_law_start(&s, &c, W(20000), 0);
 	L[0] = hop(0, 0, 0, 1000, 1);
 	hpcc_law_report(&s, &c, L, 1, 1, 1);
-	L[0] = hop(gap_t * 10000ULL, gap_t * 1000ULL, 5000, 1000, 1);
+	L[0] = hop(ts, gap_t * 1000ULL, 5000, 1000, 1);
 	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	if (third) {
+		L[0] = hop(ts + 10000, gap_t * 1000ULL + 1000, 10000, 1000, 1);
+		hpcc_law_report(&s, &c, L, 1, 1, 1);
+	}
 	return u_of(s.u);
 }
 
-static void test_qmin_span(void)
+static void test_qmin(void)
 {
-	double draft = qmin_span_run(0, 3), near2 = qmin_span_run(2, 1),
-	       far2 = qmin_span_run(2, 3), far4 = qmin_span_run(4, 3);
+	double draft = qmin_run(0, 0, 3, false), near2 = qmin_run(2, 0, 1, false),
+	       far2 = qmin_run(2, 0, 3, false), far4 = qmin_run(4, 0, 3, false),
+	       first = qmin_run(0, 1, 1, false), later = qmin_run(0, 1, 1, true);
 
 	tap_ok(near(draft, 0.8, 1e-3) && near(near2, 0.8, 1e-3),
 	       "qmin_span 0 (draft), or samples within it: min(qlen, prev qlen) hides the new queue (U %.4f, %.4f)",
@@ -847,38 +856,9 @@ static void test_qmin_span(void)
 	tap_ok(near(far2, 4.8, 1e-3) && near(far4, 0.8, 1e-3),
 	       "qmin_span 2: a sample 3 T after the last counts its queue whole (U %.4f; qmin_span 4: %.4f)",
 	       far2, far4);
-}
-
-/* first_qmin: U after a first report with no queue, a second 1 T later
- * with 4 B T of queue at u' 0.8, and (@third) a third 1 T later with 8
- */
-static double first_qmin_run(uint32_t first_qmin, bool third)
-{
-	struct hpcc_law_cfg c = cfg_10us();
-	struct hpcc_sample L[1];
-	struct hpcc_law s;
-
-	c.first_qmin = first_qmin;
-	hpcc_law_start(&s, &c, W(20000), 0);
-	L[0] = hop(0, 0, 0, 1000, 1);
-	hpcc_law_report(&s, &c, L, 1, 1, 1);
-	L[0] = hop(10000, 1000, 5000, 1000, 1);
-	hpcc_law_report(&s, &c, L, 1, 1, 1);
-	if (third) {
-		L[0] = hop(20000, 2000, 10000, 1000, 1);
-		hpcc_law_report(&s, &c, L, 1, 1, 1);
-	}
-	return u_of(s.u);
-}
-
-static void test_first_qmin(void)
-{
-	double draft = first_qmin_run(0, false), on = first_qmin_run(1, false),
-	       later = first_qmin_run(1, true);
-
-	tap_ok(near(draft, 0.8, 1e-3) && near(on, 4.8, 1e-3),
-	       "first_qmin 1: the second report counts its queue whole (U %.4f; draft %.4f)",
-	       on, draft);
+	tap_ok(near(first, 4.8, 1e-3),
+	       "first_qmin 1: the second report counts its queue whole (U %.4f)",
+	       first);
 	tap_ok(near(later, 4.8, 1e-3),
 	       "first_qmin 1: from the second sample on, min(qlen, prev qlen) as the draft (U %.4f, not 8.8)",
 	       later);
@@ -952,8 +932,7 @@ int main(void)
 	test_pacing_rate();
 	test_hop_ewma();
 	test_rate_ewma();
-	test_qmin_span();
-	test_first_qmin();
+	test_qmin();
 	test_ai_time();
 	test_random_vs_model();
 	return tap_done();
