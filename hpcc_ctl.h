@@ -941,6 +941,9 @@ static inline void hpcc_ctl_loss(struct hpcc_ctl *s,
  * telemetry, so that telemetry that throttled the flow (to one MSS, say)
  * does not leave it crawling in congestion avoidance: slow start from at
  * least the initial window, up to the window it had before or has now.
+ * The probes' backoff starts here: the misses that ended telemetry were
+ * retried unbacked, and carrying their count over made a burst of probe
+ * loss wait 3 << 4 = 48 RTTs for the next probe.
  */
 #define HPCC_INIT_CWND		10
 
@@ -950,6 +953,7 @@ static inline void hpcc_ctl_fallback(struct hpcc_ctl *s, uint32_t *cwnd,
 	uint32_t before = s->cwnd_before;
 
 	s->telemetry = false;
+	s->unanswered = 0;
 	*ssthresh = *cwnd > before ? *cwnd : before;
 	if (*ssthresh < HPCC_MIN_CWND)
 		*ssthresh = HPCC_MIN_CWND;

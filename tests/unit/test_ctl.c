@@ -153,6 +153,25 @@ static void test_report(void)
 				       1200000),
 	       "no probe out (held back) at the deadline: telemetry lost");
 
+	/* the fallback after three lost probes: the backoff starts from it */
+	{
+		struct hpcc_ctl f = s;
+		uint32_t cwnd = 20, ssthresh;
+
+		f.unanswered = 3;
+		f.misses = HPCC_TELEMETRY_MISSES;
+		hpcc_ctl_fallback(&f, &cwnd, &ssthresh);
+		hpcc_ctl_probe_sent(&f, 10000, 1200000, 0);
+		tap_ok(!f.telemetry && f.unanswered == 0 &&
+		       f.next_probe_ns == 10000 + 3 * 1200000,
+		       "after the fallback the next probe in 3 srtt, not 3 << 3");
+		hpcc_ctl_probe_lost(&f);
+		hpcc_ctl_probe_sent(&f, 20000, 1200000, 0);
+		tap_ok(f.unanswered == 1 &&
+		       f.next_probe_ns == 20000 + 6 * 1200000,
+		       "a probe lost after the fallback backs off");
+	}
+
 	/* back from loss-based mode: restart where cwnd is */
 	s.telemetry = false;
 	v.cwnd = 20;
