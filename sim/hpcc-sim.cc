@@ -541,7 +541,8 @@ struct DumbOpts
      */
     double jitter = 0;
     /* incast: each short flow starts uniformly in [0, spread_ms] ms after
-     * its burst's time (the VM's fctgen threads start theirs over ~30 ms)
+     * its burst's time (the VM's fctgen threads start theirs over ~30 ms);
+     * many: each long flow in [0, spread_ms] (the VM's over ~16 ms)
      */
     double spread_ms = 0;
     /* the bottlenecks' rate; RED's K scales with it (30 KB at 100 Mbit/s)
@@ -724,18 +725,22 @@ WebSearchFlows(int rep, uint64_t seed, const Profile& pf, Host s[3], Host d[2])
     }
 }
 
-/* many: 32 long flows starting together, from the three senders; join
- * (receiver-measured N): g_join - 1 long flows from t = 0 and one more
- * ("j") joining halfway, all to d1. Returns the duration.
+/* many: 32 long flows starting together (within spread_ms), from the three
+ * senders; join (receiver-measured N): g_join - 1 long flows from t = 0 and
+ * one more ("j") joining halfway, all to d1. Returns the duration.
  */
 static double
-ManyFlows(const std::string& scen, const Profile& pf, Host s[3], Host d[2])
+ManyFlows(const std::string& scen, uint64_t st, const Profile& pf, Host s[3], Host d[2])
 {
     double dur = pf.long_dur;
     int n = scen == "join" ? g_join - 1 : 32;
 
     for (int i = 0; i < n; i++)
-        AddFlow(Fmt("m%d", i + 1), s[i % 3], d[0], ~0ULL, 0, dur);
+    {
+        double t = scen == "many" ? g_dopt.spread_ms / 1000 * flowcdf_rng_unit(&st) : 0;
+
+        AddFlow(Fmt("m%d", i + 1), s[i % 3], d[0], ~0ULL, t, dur - t);
+    }
     Event(0, "join", "all");
     if (scen == "join")
     {
@@ -793,7 +798,7 @@ DumbbellFlows(const std::string& scen, int rep, uint64_t seed, const Profile& pf
     }
     else if (scen == "join" || scen == "many")
     {
-        dur = ManyFlows(scen, pf, s, d);
+        dur = ManyFlows(scen, 0x5eed0000ULL + seed + 1000 * rep, pf, s, d);
     }
     else if (scen == "rtt" || scen == "parking" || scen == "vscubic" || scen == "vsdctcp")
     {
@@ -1198,7 +1203,8 @@ DumbbellOptions(CommandLine& cmd)
 {
     cmd.AddValue("jitter", "dumbbell: delay jitter on the access links, share of the base RTT",
                  g_dopt.jitter);
-    cmd.AddValue("spread", "incast: each short flow starts up to this many ms after its burst",
+    cmd.AddValue("spread", "incast: each short flow starts up to this many ms after its burst; many: "
+                 "each long flow up to this many ms after 0",
                  g_dopt.spread_ms);
     cmd.AddValue("bottleneck", "dumbbell: the bottlenecks' rate, Mbit/s", g_dopt.bottleneck_mbps);
 }
