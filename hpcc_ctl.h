@@ -102,6 +102,10 @@ struct hpcc_ctl_params {
 	uint32_t first_bound;		/* a new flow's first W at most this
 					 * many times its bytes in flight
 					 */
+	uint32_t first_crowd;		/* 1: first_share cuts a flow below
+					 * its flight only if it started in
+					 * a crowd (hpcc_ctl_start())
+					 */
 	uint32_t rx_window;		/* 1: probes ask the receiver for a
 					 * window (Rx-HPCC; wire version 2)
 					 */
@@ -119,6 +123,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_COMPETE_ECN	1
 #define HPCC_DEF_FIRST_SHARE	0
 #define HPCC_DEF_FIRST_BOUND	0
+#define HPCC_DEF_FIRST_CROWD	0
 #define HPCC_DEF_HOP_EWMA	1
 #define HPCC_DEF_RATE_EWMA	0
 #define HPCC_DEF_AI_TIME	0
@@ -139,6 +144,7 @@ struct hpcc_tcp_view {
 	uint32_t min_rtt_us;		/* ~0U: no sample yet */
 	uint64_t srtt_ns;		/* smoothed RTT; a default without one */
 	bool recovering;		/* in loss recovery (or CWR) */
+	bool crowded;			/* started in a crowd: hpcc_ctl_crowded() */
 };
 
 /* A flow's controller state; owned by its ACK path. */
@@ -171,6 +177,7 @@ struct hpcc_ctl {
 	uint32_t ecn_delivered_ce;	/* delivered_ce when it began */
 	uint32_t ecn_last_ce;		/* delivered_ce at the last ACK */
 	uint64_t standing_q;		/* the queue then, U units */
+	uint64_t start_ns;		/* the first data left; 0: not yet */
 	uint32_t ecn_reports;		/* CE in each of the last reports,
 					 * a bit each, the newest lowest
 					 */
@@ -186,6 +193,9 @@ struct hpcc_ctl {
 	bool asking;			/* the last probe asked for a window */
 	bool window_refused;		/* asked, never answered: ask no more */
 	bool windowed;			/* the last report was a window */
+	bool crowded;			/* another flow of the host started
+					 * shortly before this one
+					 */
 };
 
 /* What a report's bounds did (hpcc_ctl.events), for the counters. */
@@ -650,27 +660,70 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 }
 
 /*
+ * first_crowd: a flow starts in a crowd when another flow of its host (its
+ * network namespace) started within HPCC_CROWD_RTTS of it, before it or
+ * after it (before its first report). The host keeps only its latest
+ * start: the caller swaps the flow's own in at hpcc_ctl_start() and reads
+ * the latest at the first report. Flows that start together are what
+ * first_share is for; a flow that starts alone (a web search's short flow,
+ * say) keeps the initial window it has in flight.
+ */
+#define HPCC_CROWD_RTTS		4
+
+static inline bool hpcc_crowd_near(uint64_t a, uint64_t b, uint64_t srtt_ns)
+{
+	int64_t d = (int64_t)(a - b);
+
+	if (d < 0)
+		d = -d;
+	return (uint64_t)d < HPCC_CROWD_RTTS * srtt_ns;
+}
+
+/* The flow's first data left at @now; @prev_ns the host's start before it
+ * (0: none).
+ */
+static inline void hpcc_ctl_start(struct hpcc_ctl *s, uint64_t now,
+				  uint64_t prev_ns, uint64_t srtt_ns)
+{
+	s->start_ns = now;
+	s->crowded = prev_ns && hpcc_crowd_near(now, prev_ns, srtt_ns);
+}
+
+/* At the first report, @last_ns the host's latest start. */
+static inline bool hpcc_ctl_crowded(const struct hpcc_ctl *s,
+				    uint64_t last_ns, uint64_t srtt_ns)
+{
+	return s->crowded ||
+	       (s->start_ns && last_ns != s->start_ns &&
+		hpcc_crowd_near(last_ns, s->start_ns, srtt_ns));
+}
+
+/*
  * A new flow's first W: hpcc_law_first_w(), at most B T / first_share and
- * within first_bound times the bytes it has in flight. A probe that left
- * with the flow's first data (probe_first) passed the bottleneck ahead of
- * that data and of the other new flows' initial windows: "no queue" in its
- * report does not mean the path is idle, and 16 new flows each taking the
- * line rate at once fill the buffer; first_share new flows starting
- * together take one B T between them. Within these bounds the law's own
- * steps (max_growth per report) take W to the line rate in a few reports
- * where the path is idle.
+ * within first_bound times the bytes it has in flight; with first_crowd
+ * the share cuts below its flight only a flow that started in a crowd. A
+ * probe that left with the flow's first data (probe_first) passed the
+ * bottleneck ahead of that data and of the other new flows' initial
+ * windows: "no queue" in its report does not mean the path is idle, and
+ * 16 new flows each taking the line rate at once fill the buffer;
+ * first_share new flows starting together take one B T between them.
+ * Within these bounds the law's own steps (max_growth per report) take W
+ * to the line rate in a few reports where the path is idle.
  */
 static inline uint64_t hpcc_ctl_first_w(const struct hpcc_ctl_params *p,
 					const struct hpcc_law_cfg *c,
 					const struct hpcc_sample *L,
 					unsigned int nhops, uint64_t bdp,
-					uint64_t sent, uint64_t srtt_ns)
+					uint64_t sent, uint64_t srtt_ns,
+					bool crowded)
 {
 	uint64_t w = hpcc_law_first_w(c, L, nhops, bdp, sent);
 	uint64_t most, r = HPCC_U_ONE;
 
 	if (p->first_share > 1) {
 		most = hpcc_qdiv(bdp, p->first_share, 0);
+		if (p->first_crowd && !crowded && most < sent)
+			most = sent;
 		if (w > most)
 			w = most;
 	}
@@ -734,7 +787,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 			w0 = ((uint64_t)tv->cwnd * tv->mss) << HPCC_W_SHIFT;
 		else
 			w0 = hpcc_ctl_first_w(p, &c, L, nhops, bdp, sent,
-					      tv->srtt_ns);
+					      tv->srtt_ns, tv->crowded);
 		hpcc_law_start(&s->law, &c, w0, tv->snd_nxt);
 		s->telemetry = true;
 		s->started = true;

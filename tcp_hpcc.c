@@ -200,6 +200,8 @@ HPCC_PARAM(first_share, HPCC_DEF_FIRST_SHARE, 0, 1024,
 	   "a new flow's first W at most B T over this; 0: B T, the line rate");
 HPCC_PARAM(first_bound, HPCC_DEF_FIRST_BOUND, 0, 1024,
 	   "a new flow's first W at most this many times its delivery; 0: line rate");
+HPCC_PARAM(first_crowd, HPCC_DEF_FIRST_CROWD, 0, 1,
+	   "1: first_share cuts below its flight only a flow that started in a crowd");
 HPCC_PARAM(probe_cost, HPCC_DEF_PROBE_COST, 0, 1000,
 	   "probe and response bytes per mille of the data sent; 0: one per RTT");
 HPCC_PARAM(probe_free, HPCC_DEF_PROBE_FREE, 0, 1000,
@@ -470,6 +472,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->probe_first = READ_ONCE(hpcc_probe_first);
 	p->first_share = READ_ONCE(hpcc_first_share);
 	p->first_bound = READ_ONCE(hpcc_first_bound);
+	p->first_crowd = READ_ONCE(hpcc_first_crowd);
 	p->probe_cost = READ_ONCE(hpcc_probe_cost);
 	p->probe_free = READ_ONCE(hpcc_probe_free);
 	p->compete_rtts = READ_ONCE(hpcc_compete_rtts);
@@ -491,6 +494,7 @@ static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
 	v->min_rtt_us = tcp_min_rtt(tp);
 	v->srtt_ns = hpcc_srtt_ns(tp);
 	v->recovering = inet_csk(sk)->icsk_ca_state >= TCP_CA_CWR;
+	v->crowded = false;
 }
 
 /* For the lockless readers: after every change of the controller. */
@@ -525,9 +529,19 @@ static void hpcc_publish(struct hpcc_flow *f)
 
 struct hpcc_net {
 	atomic64_t probe_tat;		/* ns, ktime_get_ns() clock */
+	atomic64_t last_start_ns;	/* the latest flow start (first_crowd),
+					 * tcp_clock_ns(); 0: none
+					 */
 };
 
 static unsigned int hpcc_net_id __read_mostly;
+
+static atomic64_t *hpcc_last_start(const struct sock *sk)
+{
+	struct hpcc_net *hn = net_generic(sock_net(sk), hpcc_net_id);
+
+	return &hn->last_start_ns;
+}
 
 static bool hpcc_probe_budget(const struct sock *sk)
 {
@@ -1065,6 +1079,10 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 
 	hpcc_params(&p);
 	hpcc_view(sk, &v);
+	if (!f->ctl.started)
+		v.crowded = hpcc_ctl_crowded(&f->ctl,
+					     atomic64_read(hpcc_last_start(sk)),
+					     v.srtt_ns);
 	if (p.receiver_flows && flows) {
 		p.expected_flows = hpcc_ctl_flows(&p, flows);
 		hpcc_count(HPCC_STAT_REPORTS_FLOWS);
@@ -1229,6 +1247,14 @@ static void hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	}
 	if (ev != CA_EVENT_TX_START || !f)
 		return;
+	/* the flow's first data: its place among the host's starts */
+	if (!f->ctl.start_ns && !f->ctl.started) {
+		u64 now = tcp_clock_ns();
+
+		hpcc_ctl_start(&f->ctl, now,
+			       atomic64_xchg(hpcc_last_start(sk), now),
+			       hpcc_srtt_ns(tcp_sk(sk)));
+	}
 	hpcc_params(&p);
 	if (hpcc_ctl_probe_first(&f->ctl, &p))
 		hpcc_send_probe(sk, f, tcp_clock_ns());

@@ -36,7 +36,8 @@ int g_hpcc_ecn = 1;
         {"compete_rtts", &p.compete_rtts},                                                     \
         {"compete_queue", &p.compete_queue}, {"compete_hold", &p.compete_hold},                \
         {"compete_ecn", &p.compete_ecn},                                                       \
-        {"first_bound", &p.first_bound}, {"first_share", &p.first_share},
+        {"first_bound", &p.first_bound}, {"first_share", &p.first_share},                      \
+        {"first_crowd", &p.first_crowd},
 
 static struct hpcc_ctl_params
 ModuleDefaults()
@@ -66,6 +67,7 @@ ModuleDefaults()
     p.compete_ecn = HPCC_DEF_COMPETE_ECN;
     p.first_bound = HPCC_DEF_FIRST_BOUND;
     p.first_share = HPCC_DEF_FIRST_SHARE;
+    p.first_crowd = HPCC_DEF_FIRST_CROWD;
     p.hop_ewma = HPCC_DEF_HOP_EWMA;
     p.rate_ewma = HPCC_DEF_RATE_EWMA;
     p.ai_time = HPCC_DEF_AI_TIME;
@@ -217,6 +219,7 @@ TcpHpcc::View(Ptr<TcpSocketState> tcb, struct hpcc_tcp_view* v) const
         tcb->m_minRtt == Time::Max() ? ~0U : (uint32_t)tcb->m_minRtt.GetMicroSeconds();
     v->srtt_ns = SrttNs();
     v->recovering = tcb->m_congState.Get() >= TcpSocketState::CA_CWR;
+    v->crowded = false;
 }
 
 int
@@ -336,6 +339,8 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
 
         m_pending = false;
         View(tcb, &v);
+        if (!m_ctl.started && m_net)
+            v.crowded = hpcc_ctl_crowded(&m_ctl, m_net->m_lastStart, v.srtt_ns);
         struct hpcc_ctl_params p = m_params;
 
         /* hpcc_consume_report(): the receiver's N for W_ai */
@@ -392,9 +397,18 @@ TcpHpcc::MaybeProbe(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs
 void
 TcpHpcc::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev)
 {
-    if (ev == TcpSocketState::CA_EVENT_TX_START && m_net &&
-        hpcc_ctl_probe_first(&m_ctl, &m_params))
-        SendProbe(tcb, Simulator::Now().GetNanoSeconds());
+    if (ev != TcpSocketState::CA_EVENT_TX_START || !m_net)
+        return;
+    uint64_t now = Simulator::Now().GetNanoSeconds();
+
+    /* the flow's first data: its place among the host's starts */
+    if (!m_ctl.start_ns && !m_ctl.started)
+    {
+        hpcc_ctl_start(&m_ctl, now, m_net->m_lastStart, SrttNs());
+        m_net->m_lastStart = now;
+    }
+    if (hpcc_ctl_probe_first(&m_ctl, &m_params))
+        SendProbe(tcb, now);
 }
 
 void

@@ -161,6 +161,11 @@ class HpccNet : public TrafficControlLayer
     void SendProbe(Ptr<Packet> tcpPayloadAndHeader, Ipv4Address src, Ipv4Address dst,
                    uint8_t ecn = 0);
 
+    /* first_crowd: the latest flow start on this host (tcp_hpcc.c's
+     * hpcc_net.last_start_ns), ns; 0: none
+     */
+    uint64_t m_lastStart = 0;
+
     uint8_t m_probeDscp = HPCC_DSCP_PROBE_DEFAULT;
     uint8_t m_respDscp = HPCC_DSCP_RESPONSE_DEFAULT;
 
