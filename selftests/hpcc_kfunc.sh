@@ -9,10 +9,11 @@ require module
 # max_stage 5 and the draft's EWMA over T: the hand-computed U = 0.6 takes
 # the additive branch.
 cleanup_trap params_restore
-# the probe schedule of the draft (one per RTT, the first on the first
-# ACK), which the hand-computed reports follow
+# the probe schedule and the line-rate start of the draft (one probe per
+# RTT, the first on the first ACK; W = B T), which the hand-computed
+# reports follow
 params_set base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1 \
-	expected_flows=16 probe_first=0 probe_cost=0 start_hold=0
+	expected_flows=16 probe_first=0 probe_cost=0 start_hold=0 first_share=0
 "$HERE/hpcc_kfunc_test"
 rc=$?
 sed 's/^/# /' /proc/net/tcp_hpcc_stat

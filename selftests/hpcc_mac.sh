@@ -24,7 +24,7 @@ cleanup_trap restore
 mkdir -p $tmp
 # as hpcc_kfunc.sh: T = 1 ms, hand-computed U
 params_set base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1 \
-	expected_flows=16 probe_first=0 probe_cost=0 start_hold=0 \
+	expected_flows=16 probe_first=0 probe_cost=0 start_hold=0 first_share=0 \
 	wire_version=2 mac_key_id=0 mac_required=0
 
 run() {		# MODE [KEY]: one hpcc_mac_test run, its W in $w
