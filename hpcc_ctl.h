@@ -193,7 +193,7 @@ struct hpcc_ctl {
 	bool asking;			/* the last probe asked for a window */
 	bool window_refused;		/* asked, never answered: ask no more */
 	bool windowed;			/* the last report was a window */
-	bool crowded;			/* another flow of the host started
+	bool crowd_before;		/* another flow of the host started
 					 * shortly before this one
 					 */
 };
@@ -686,14 +686,14 @@ static inline void hpcc_ctl_start(struct hpcc_ctl *s, uint64_t now,
 				  uint64_t prev_ns, uint64_t srtt_ns)
 {
 	s->start_ns = now;
-	s->crowded = prev_ns && hpcc_crowd_near(now, prev_ns, srtt_ns);
+	s->crowd_before = prev_ns && hpcc_crowd_near(now, prev_ns, srtt_ns);
 }
 
 /* At the first report, @last_ns the host's latest start. */
 static inline bool hpcc_ctl_crowded(const struct hpcc_ctl *s,
 				    uint64_t last_ns, uint64_t srtt_ns)
 {
-	return s->crowded ||
+	return s->crowd_before ||
 	       (s->start_ns && last_ns != s->start_ns &&
 		hpcc_crowd_near(last_ns, s->start_ns, srtt_ns));
 }

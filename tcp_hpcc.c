@@ -1236,6 +1236,7 @@ static void hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
 	struct hpcc_ctl_params p;
+	u64 now;
 
 	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE) {
 		hpcc_echo_ce(sk, ev);
@@ -1247,17 +1248,15 @@ static void hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	}
 	if (ev != CA_EVENT_TX_START || !f)
 		return;
+	now = tcp_clock_ns();
 	/* the flow's first data: its place among the host's starts */
-	if (!f->ctl.start_ns && !f->ctl.started) {
-		u64 now = tcp_clock_ns();
-
+	if (!f->ctl.start_ns && !f->ctl.started)
 		hpcc_ctl_start(&f->ctl, now,
 			       atomic64_xchg(hpcc_last_start(sk), now),
 			       hpcc_srtt_ns(tcp_sk(sk)));
-	}
 	hpcc_params(&p);
 	if (hpcc_ctl_probe_first(&f->ctl, &p))
-		hpcc_send_probe(sk, f, tcp_clock_ns());
+		hpcc_send_probe(sk, f, now);
 }
 
 /* ---- the rest of tcp_congestion_ops ---------------------------------------- */

@@ -386,16 +386,16 @@ static void test_start(void)
 	/* the host's starts, srtt 1 ms: a crowd within 4 ms either side */
 	memset(&s, 0, sizeof(s));
 	hpcc_ctl_start(&s, 10000000, 0, 1000000);
-	tap_ok(!s.crowded && !hpcc_ctl_crowded(&s, 10000000, 1000000),
+	tap_ok(!s.crowd_before && !hpcc_ctl_crowded(&s, 10000000, 1000000),
 	       "the host's first start is alone");
 	tap_ok(hpcc_ctl_crowded(&s, 13000000, 1000000) &&
 	       !hpcc_ctl_crowded(&s, 14000000, 1000000),
 	       "another start 3 ms after it: a crowd; 4 ms after: not");
 	hpcc_ctl_start(&s, 10000000, 6500000, 1000000);
-	tap_ok(s.crowded && hpcc_ctl_crowded(&s, 10000000, 1000000),
+	tap_ok(s.crowd_before && hpcc_ctl_crowded(&s, 10000000, 1000000),
 	       "a start 3.5 ms before it: a crowd");
 	hpcc_ctl_start(&s, 10000000, 5000000, 1000000);
-	tap_ok(!s.crowded && !hpcc_ctl_crowded(&s, 10000000, 1000000),
+	tap_ok(!s.crowd_before && !hpcc_ctl_crowded(&s, 10000000, 1000000),
 	       "a start 5 ms before it, none after: alone");
 	/* a queue of B T: the law's step from 10000 in flight, 0.95 x 10000 / 2 */
 	L[0] = hop(1000, 0, 125000, 1000);
