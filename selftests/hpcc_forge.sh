@@ -38,11 +38,12 @@ params_set wire_version=1 max_capacity=$MAXCAP max_growth=100 loss_beta=700 \
 	compete_rtts=0
 topo_up || { echo "# topology setup failed"; exit 1; }
 check "hpcc-probe attaches hosts and routers" topo_telemetry_up
-# 4 MB on the debug kernel: a few 0.1 s samples of the flow even there;
-# the queue lie's 16 MB everywhere, so that the flow outlives its
-# fallback by a few samples (the debug kernel samples every 0.5-1 s)
-dd if=/dev/urandom of=$tmp/src bs=1M count=$((WORK_DIV > 1 ? 4 : 16)) status=none
-dd if=/dev/urandom of=$tmp/big bs=1M count=16 status=none
+# 16 MB on every kernel. The debug kernel samples the flow every 0.5-1 s
+# and answers a probe every 200 ms or so: 4 MB there (2.5 s) gave 11-13
+# reports and a few samples, and a slower run fewer than the 6 reports
+# the idle lie's checks need. The queue lie's flow must outlive its
+# fallback by a few samples.
+dd if=/dev/urandom of=$tmp/src bs=1M count=16 status=none
 
 # forge_on MODE PORT: the lie on the receiver's egress for server PORT
 forge_on() {
@@ -164,7 +165,7 @@ receiver_quits() {
 tmo0=$(hpcc_stat TelemetryTimeouts)
 check "queue lie attached" forge_on queue 5602
 check "queue lie, then no answers: bytes intact" \
-	xfer 5602 $tmp/big receiver_quits
+	xfer 5602 $tmp/src receiver_quits
 forge_off
 tmo=$(($(hpcc_stat TelemetryTimeouts) - tmo0))
 echo "# queue lie: $forged responses forged, W max $(wmax 5602) B, TelemetryTimeouts +$tmo"
