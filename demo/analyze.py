@@ -57,6 +57,7 @@ recovery
     in base RTTs. None if never within the run.
 """
 
+import bisect
 import csv
 import math
 import os
@@ -271,6 +272,27 @@ def stall_seconds(qrows, dev, t_lo, t_hi, gap=0.05):
     return sum(b - a for a, b in zip(t, t[1:]) if b - a > gap)
 
 
+def idle_path_rtts(srows, qrows, dev, t_lo, t_hi, window, quiet=1514):
+    """The RTT samples (ms) of SROWS in [t_lo, t_hi] taken while DEV's
+    backlog had been at most QUIET bytes in every queue sample of the
+    WINDOW seconds before: the path's own RTT without the bottleneck's
+    queue, i.e. the base RTT plus what the emulator's links add (delay
+    jitter, late netem timers). TCP_INFO's RTT is smoothed over about one
+    RTT of ACKs, hence the window."""
+    q = sorted((float(r['t']), float(r['backlog'])) for r in qrows if r['dev'] == dev)
+    ts = [t for t, _ in q]
+    out = []
+    for r in srows:
+        t, rtt = float(r['t']), float(r['rtt_us'])
+        if not (t_lo <= t <= t_hi) or rtt <= 0:
+            continue
+        i = bisect.bisect_right(ts, t)
+        j = bisect.bisect_left(ts, t - window)
+        if i > j and all(b <= quiet for _, b in q[j:i]):
+            out.append(rtt / 1e3)
+    return out
+
+
 def flow_series(srows):
     """TCP_INFO samples -> {flow tag: [(t, bytes_acked)]} sorted by t."""
     out = {}
@@ -342,6 +364,30 @@ class Env:
         self.probe_wire = PROBE_WIRE.get(int(ver.group(1)) if ver else 1, PROBE_WIRE[1])
 
 
+def long_metrics(run, env, series):
+    """The long scenario's metrics (and the sweep's, and jlong's): from 1 s
+    on, after the flows' start."""
+    rate, rtt, dur, q = env.rate_bps, env.base_rtt, run['duration'], run['queue']
+    lo, hi = 1.0, dur
+    qs = queue_stats(q, 'r2d1', lo, hi, rate) or {}
+    gps = [goodput_bps(s, lo, hi) for s in series.values()]
+    rtts = [float(r['rtt_us']) / 1e3 for r in run['samples']
+            if lo <= float(r['t']) <= hi and float(r['rtt_us']) > 0]
+    # the jitter the path delivered: RTT p10..p90 with the bottleneck empty
+    # for 4 base RTTs, as a share of the base RTT (issue 11's target 7
+    # asks for up to 20%, peak to peak)
+    idle = idle_path_rtts(run['samples'], q, 'r2d1', lo, hi, 4 * rtt)
+    p10, p90 = percentile(idle, 10), percentile(idle, 90)
+    return {'goodput': sum(gps) / rate if gps else None,
+            'util': qs.get('util'), 'q_p50_kb': kb(qs.get('q_p50')),
+            'q_p99_kb': kb(qs.get('q_p99')), 'q_max_kb': kb(qs.get('q_max')),
+            'rtt_p50_ms': percentile(rtts, 50), 'rtt_p99_ms': percentile(rtts, 99),
+            'path_rtt_p50_ms': percentile(idle, 50),
+            'path_jitter_pct': 100 * (p90 - p10) / (rtt * 1e3) if len(idle) >= 20 else None,
+            'jain': jain(gps), 'drops': qs.get('drops'), 'marks': qs.get('marks'),
+            'jain_half': half_jain(list(series.values()), dur)}
+
+
 def run_metrics(scen, run, env):
     """Metrics of one run: run = {'queue', 'flows', 'samples', 'events'} (row
     dicts), duration in run['duration']. Returns {metric: value}."""
@@ -351,17 +397,7 @@ def run_metrics(scen, run, env):
     m = {}
     base = LIKE.get(scen, scen)
     if base in ('long', SWEEP):
-        lo, hi = 1.0, dur
-        qs = queue_stats(q, 'r2d1', lo, hi, rate) or {}
-        gps = [goodput_bps(s, lo, hi) for s in series.values()]
-        rtts = [float(r['rtt_us']) / 1e3 for r in run['samples']
-                if lo <= float(r['t']) <= hi and float(r['rtt_us']) > 0]
-        m.update({'goodput': sum(gps) / rate if gps else None,
-                  'util': qs.get('util'), 'q_p50_kb': kb(qs.get('q_p50')),
-                  'q_p99_kb': kb(qs.get('q_p99')), 'q_max_kb': kb(qs.get('q_max')),
-                  'rtt_p50_ms': percentile(rtts, 50), 'rtt_p99_ms': percentile(rtts, 99),
-                  'jain': jain(gps), 'drops': qs.get('drops'), 'marks': qs.get('marks'),
-                  'jain_half': half_jain(list(series.values()), dur)})
+        m.update(long_metrics(run, env, series))
     elif scen == 'incast':
         bursts = sorted(float(e['t']) for e in events if e['kind'] == 'burst')
         lo = bursts[0] if bursts else 2.0
@@ -522,6 +558,8 @@ TABLE = [
     ('long', 'jain', 'Jain index', '{:.3f}'),
     ('long', 'drops', 'drops', '{:.0f}'),
     ('long', 'marks', 'ECN marks', '{:.0f}'),
+    ('long', 'path_rtt_p50_ms', 'RTT p50, bottleneck empty (ms)', '{:.2f}'),
+    ('long', 'path_jitter_pct', 'RTT p10-p90, bottleneck empty (% of base)', '{:.0f}'),
     ('long', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
     ('incast', 'q_peak_kb', 'peak queue (KB)', '{:.1f}'),
     ('incast', 'drops', 'drops', '{:.0f}'),
@@ -763,9 +801,13 @@ def issue_targets(pm, hpcc='hpcc', spec=ISSUE_TARGETS):
 
 def row_note(pm, hpcc, metric, scen):
     """What a check's label adds: the probe check's worst scenario, the
-    incast floor in ms (median over hpcc's runs)."""
+    incast floor in ms, the jitter the jitter scenarios' paths delivered
+    (medians over hpcc's runs)."""
     if metric == 'probe_pct':
         return scen or ''
+    if scen in ('jlong', 'jwebsearch'):
+        st = median_spread(per_rep(pm, 'jlong', hpcc, 'path_jitter_pct').values())
+        return '' if not st else 'jitter delivered %.0f%%' % st['med']
     if metric == 'fct_p99_floor':
         st = median_spread(per_rep(pm, 'incast', hpcc, 'fct_floor1_ms').values())
         return '' if not st else 'floor %.1f ms' % st['med']

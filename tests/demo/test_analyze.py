@@ -377,6 +377,32 @@ class Issue11(unittest.TestCase):
         run['samples'] = samples({'f1': lin(1e6), 'f2': lin(1e6)})
         self.assertAlmostEqual(A.run_metrics('jlong', run, env)['jain_half'], 1.0)
 
+    def test_path_jitter_only_while_the_bottleneck_is_empty(self):
+        env = A.Env({'rate_mbit': '100', 'base_rtt_ms': '5'})
+        # queue sampled every 5 ms; 30 KB from 4 s to 5 s, empty otherwise
+        queue = [{'t': str(i * 0.005), 'dev': 'r2d1', 'backlog': '30000' if 800 <= i < 1000
+                  else '0', 'drops': '0', 'bytes': str(i * 62500), 'marks': '0'}
+                 for i in range(2001)]
+        # RTT samples every 50 ms: 5.0 .. 5.9 ms in turn; 40 ms while queued
+        samples = [{'tag': 'f1', 't': str(k * 0.05), 'bytes_acked': str(k * 1000),
+                    'rtt_us': str(40000 if 80 <= k < 100 else 5000 + 100 * (k % 10))}
+                   for k in range(201)]
+        idle = A.idle_path_rtts(samples, queue, 'r2d1', 1.0, 10.0, 0.02)
+        self.assertNotIn(40.0, idle)
+        # 1 s .. 10 s: 181 samples; 4.0 .. 4.95 s queued, and 5.0 s (5.0 ms)
+        # had the queue within its 20 ms: 160 left, 16 of each 5.0 .. 5.9
+        self.assertEqual(len(idle), 160)
+        run = {'duration': 10.0, 'queue': queue, 'flows': [], 'events': [],
+               'samples': samples}
+        m = A.run_metrics('jlong', run, env)
+        self.assertAlmostEqual(m['path_rtt_p50_ms'], 5.4)
+        # p10 5.0, p90 5.8 ms: 0.8 ms of a 5 ms base RTT
+        self.assertAlmostEqual(m['path_jitter_pct'], 16.0)
+        pm = {('jlong', 'hpcc', r): {'path_jitter_pct': v, 'q_p99_kb': 1}
+              for r, v in ((1, 40), (2, 52), (3, 60))}
+        spec = [(7, 'jq', 'jlong', 'q_p99_kb', 'value', None, '<=', 5)]
+        self.assertEqual(A.issue_targets(pm, 'hpcc', spec)[0]['note'], 'jitter delivered 52%')
+
     def pm(self):
         """Per-run metrics: 5 repetitions of incast and parking."""
         pm = {}
