@@ -540,6 +540,11 @@ struct DumbOpts
      * [0, jitter x base RTT / 2] (netem's jitter without reordering)
      */
     double jitter = 0;
+    /* stalls on the same links, as the VM's late netem timers: each link
+     * holds what enters it until a stall's end; stalls begin at stall_rate
+     * per second (Poisson), each lasting up to stall_ms (uniform)
+     */
+    double stall_rate = 0, stall_ms = 0;
     /* incast: each short flow starts uniformly in [0, spread_ms] ms after
      * its burst's time (the VM's fctgen threads start theirs over ~30 ms);
      * many: each long flow in [0, spread_ms] (the VM's over ~16 ms)
@@ -563,8 +568,10 @@ struct Jitter
 {
     Ptr<PointToPointChannel> ch;
     Ptr<UniformRandomVariable> rng;
+    Ptr<ExponentialRandomVariable> gap;
     double base_s, max_s, rate_bps;
     double last_arrival = 0;
+    double stall_s = 0, stall_end = 0, next_stall = 0;
 };
 
 static void
@@ -573,6 +580,14 @@ JitterTx(Jitter* j, Ptr<const Packet> p)
     double now = Simulator::Now().GetSeconds();
     double tx = p->GetSize() * 8.0 / j->rate_bps;
     double d = j->base_s + j->rng->GetValue(0, j->max_s);
+
+    while (j->gap && now >= j->next_stall)
+    {
+        j->stall_end = j->next_stall + j->rng->GetValue(0, j->stall_s);
+        j->next_stall += j->gap->GetValue();
+    }
+    if (now < j->stall_end && j->stall_end - now + j->base_s > d)
+        d = j->stall_end - now + j->base_s;
 
     if (now + tx + d < j->last_arrival)
         d = j->last_arrival - now - tx;
@@ -589,6 +604,13 @@ AddJitter(Ptr<NetDevice> dev, double base_s, double max_s, double rate_bps)
     j->base_s = base_s;
     j->max_s = max_s;
     j->rate_bps = rate_bps;
+    if (g_dopt.stall_rate > 0 && g_dopt.stall_ms > 0)
+    {
+        j->gap = CreateObject<ExponentialRandomVariable>();
+        j->gap->SetAttribute("Mean", DoubleValue(1 / g_dopt.stall_rate));
+        j->stall_s = g_dopt.stall_ms / 1e3;
+        j->next_stall = j->gap->GetValue();
+    }
     dev->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&JitterTx, j));
 }
 
@@ -1203,6 +1225,9 @@ DumbbellOptions(CommandLine& cmd)
 {
     cmd.AddValue("jitter", "dumbbell: delay jitter on the access links, share of the base RTT",
                  g_dopt.jitter);
+    cmd.AddValue("stall_rate", "dumbbell, with jitter: stalls per second on each jittered link",
+                 g_dopt.stall_rate);
+    cmd.AddValue("stall_ms", "dumbbell, with jitter: a stall's longest duration, ms", g_dopt.stall_ms);
     cmd.AddValue("spread", "incast: each short flow starts up to this many ms after its burst; many: "
                  "each long flow up to this many ms after 0",
                  g_dopt.spread_ms);
