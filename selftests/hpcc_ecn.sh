@@ -50,8 +50,13 @@ $TC -n $R2 qdisc replace dev r2h2 root handle 1: tbf rate ${BOTTLENECK_MBIT}mbit
 	{ echo "# bottleneck setup failed"; exit 1; }
 dd if=/dev/urandom of=$tmp/src bs=1M count=$((WORK_DIV > 1 ? 2 : 8)) status=none
 # beside dctcp, 8 MB on every kernel: the competition mode needs 50 T of
-# standing queue, and the debug kernel's noisier queue takes more tries
+# standing queue, and the debug kernel's noisier queue takes more tries;
+# 16 MB with compete_ecn 1 on the stock kernels, where hpcc sometimes
+# took 26 Mbit/s beside dctcp without 50 T of marks in a row and 8 MB
+# ended in 2.6 s, before any (RED marked 447 packets; 704-2090 where it
+# entered)
 dd if=/dev/urandom of=$tmp/src8 bs=1M count=8 status=none
+dd if=/dev/urandom of=$tmp/src16 bs=1M count=$((WORK_DIV > 1 ? 8 : 16)) status=none
 # the long neighbour: sparse, never read to its end
 dd if=/dev/zero of=$tmp/long bs=1M count=0 seek=1024 status=none
 
@@ -147,8 +152,8 @@ check "ecn: the law ran (ReportsUsed +$((u1 - u0)))" test $((u1 - u0)) -gt 5
 check "ecn: alone, CE never turns hpcc loss-based" test "$c1" -eq "$c0"
 
 # --- 4. beside dctcp
-# beside PORT: hpcc's transfer while dctcp sends beside it; the change in
-# CompeteEntered
+# beside PORT FILE: hpcc's transfer of FILE while dctcp sends beside it;
+# the change in CompeteEntered
 beside() {
 	local c0 c1 lp=$(($1 + 100))
 	# dctcp's receiver: hpcc's, which echoes as dctcp's (a netns may
@@ -161,7 +166,7 @@ beside() {
 	bgpid=$!
 	sleep 1
 	c0=$(hpcc_stat CompeteEntered)
-	xfer $1 hpcc hpcc $tmp/src8 >&2 || echo "# bytes differ" >&2
+	xfer $1 hpcc hpcc $2 >&2 || echo "# bytes differ" >&2
 	c1=$(hpcc_stat CompeteEntered)
 	echo "# RED (K $K B): $($TC -n $R2 -s qdisc show dev r2h2 | sed -n 's/^ *marked/marked/p')" >&2
 	kill $bgpid 2>/dev/null
@@ -176,12 +181,12 @@ beside() {
 # entered in 3 runs of 3 (RED marked about 10000 packets in each), so the
 # debug kernel's slower senders. hpcc_forge.sh still takes the compete
 # path on the debug kernel.
-n=$(beside 5206)
+n=$(beside 5206 $tmp/src16)
 echo "# beside dctcp, compete_ecn 1: CompeteEntered +$n"
 perf_check "ecn: beside dctcp, CE in every report turns hpcc loss-based" \
 	test "$n" -ge 1
 params_set compete_ecn=0
-n=$(beside 5207)
+n=$(beside 5207 $tmp/src8)
 echo "# beside dctcp, compete_ecn 0: CompeteEntered +$n"
 check "ecn: with compete_ecn 0 it does not" test "$n" -eq 0
 tap_done
