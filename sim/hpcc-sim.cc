@@ -583,7 +583,8 @@ JitterTx(Jitter* j, Ptr<const Packet> p)
 
     while (j->gap && now >= j->next_stall)
     {
-        j->stall_end = j->next_stall + j->rng->GetValue(0, j->stall_s);
+        /* stalls that overlap hold until the later end */
+        j->stall_end = std::max(j->stall_end, j->next_stall + j->rng->GetValue(0, j->stall_s));
         j->next_stall += j->gap->GetValue();
     }
     if (now < j->stall_end && j->stall_end - now + j->base_s > d)

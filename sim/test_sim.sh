@@ -112,9 +112,9 @@ tap_check "beside dctcp, compete_ecn 0: under a tenth ($soff)" \
 tap_check "hpcc alone on RED-ECN ports: never competes (${calone:-?} times)" \
 	[ "${calone:-1}" = 0 ]
 # Link stalls (--stall_rate, --stall_ms), the VM's late netem timers: the
-# path's RTT with the bottleneck empty rises (measured 5.8 -> 8.4 ms at
+# path's RTT with the bottleneck empty rises (measured 5.8 -> 8.0 ms at
 # p90, 3 s) and the stalled links' bursts make a queue that iid jitter of
-# the same links does not (measured p99 3 -> 37.5 KB)
+# the same links does not (measured p99 3 -> 38 KB)
 path() {	# LOG: p90 of the RTT with the bottleneck empty (ms), queue p99 (KB)
 	python3 - "$1" <<-'PY'
 	import sys
