@@ -158,13 +158,15 @@ check "responses reach the module: reports used during the hpcc flow" \
 # The issue's targets (85% of the link, backlog under 20% of the BDP) are
 # performance and depend on how busy the emulator is: printed here, judged
 # in the benchmark (make bench). Asserted is the behaviour, with margins
-# far outside the emulator's noise: the law keeps the queue a fraction of
-# a BDP where cubic fills the buffer, and does not starve the flow.
+# far outside the emulator's noise: the law keeps the queue under half a
+# BDP (cubic's, logged, usually fills the buffer: 350-400 KB; one run's
+# cubic averaged 20 KB, and a fifth of cubic's then failed a 4 KB queue),
+# and does not starve the flow.
 sed 's/^/# flow: /' /tmp/flows.hpcc
 echo "# measured: hpcc goodput $(awk -v g="$hpcc_gp" -v b=$BOTTLENECK_MBIT 'BEGIN { printf "%.0f", 100 * g / b }')% of the link (target 85%)," \
 	"mean backlog $((hpcc_q * 100 / bdp))% of the BDP (target < 20%)"
-perf_check "hpcc's mean backlog under one BDP and under a fifth of cubic's" \
-	test "$hpcc_q" -ge 0 -a "$hpcc_q" -lt "$bdp" -a $((hpcc_q * 5)) -lt "$cubic_q"
+perf_check "hpcc's mean backlog under half a BDP" \
+	test "$hpcc_q" -ge 0 -a $((hpcc_q * 2)) -lt "$bdp"
 # against cubic in the same run, not the link: a loaded emulator slows both
 perf_check "hpcc's goodput above half of cubic's" \
 	awk -v g="$hpcc_gp" -v c="$cubic_gp" 'BEGIN { exit !(g > c / 2) }'
