@@ -110,6 +110,10 @@ struct hpcc_ctl_params {
 					 * window (Rx-HPCC; wire version 2)
 					 */
 	uint32_t receiver_flows;	/* 1: W_ai's N from the response */
+	uint32_t path_share;		/* 1: a flow also runs the law on the
+					 * reports of the host's other flows
+					 * to its peer (hpcc_ctl_path_usable())
+					 */
 };
 
 /* The dynamics parameters' defaults (tcp_hpcc.c's module parameters). */
@@ -130,6 +134,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_EWMA_SPAN	0
 #define HPCC_DEF_QMIN_SPAN	0
 #define HPCC_DEF_FIRST_QMIN	0
+#define HPCC_DEF_PATH_SHARE	1
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -1097,6 +1102,86 @@ static inline uint64_t hpcc_ctl_reno_pacing_rate(uint32_t mss, uint32_t cwnd,
 
 	rate = hpcc_qdiv(rate, srtt_ns, 0);
 	return slow_start ? rate * 2 : (rate * 1229) >> 10;
+}
+
+/* ---- reports shared on a path -------------------------------------------- */
+
+/*
+ * path_share: the hop records of a report describe ports, not flows, so
+ * any report of a path serves every flow that crosses the same ports. A
+ * host keeps the latest accepted report per peer; a flow whose own last
+ * report is half an RTT old runs the law on a newer one of its peer,
+ * provided the report names the very hops of its own last report (with
+ * ECMP another 5-tuple may take other ports), and then defers its own
+ * probe: a path of many flows is probed about as often as one of few, and
+ * a flow too small to afford its own probes (at w_min after an incast)
+ * still gets a report per RTT. The same bounds apply as to its own.
+ */
+struct hpcc_path_report {
+	uint64_t stamp_ns;		/* when the host accepted it; 0: none */
+	uint32_t nhops;
+	struct hpcc_sample L[HPCC_LAW_MAX_HOPS];
+};
+
+static inline bool hpcc_ctl_path_usable(const struct hpcc_ctl *s,
+					const struct hpcc_ctl_params *p,
+					const struct hpcc_path_report *r,
+					uint64_t now, uint64_t srtt_ns)
+{
+	unsigned int i;
+
+	if (!p->path_share || !s->telemetry || !s->law.measured ||
+	    s->windowed || !r->stamp_ns || !r->nhops ||
+	    r->nhops != s->law.nhops || r->nhops > HPCC_LAW_MAX_HOPS)
+		return false;
+	if ((int64_t)(r->stamp_ns - s->last_report_ns) <= 0 ||
+	    (int64_t)(now - s->last_report_ns) < (int64_t)(srtt_ns / 2))
+		return false;
+	for (i = 0; i < r->nhops; i++)
+		if (r->L[i].switch_id != s->law.prev[i].switch_id ||
+		    r->L[i].port_id != s->law.prev[i].port_id ||
+		    r->L[i].anon != s->law.prev[i].anon)
+			return false;
+	return true;
+}
+
+/*
+ * NewAck on a usable path report (hpcc_ctl_path_usable()): the draft's
+ * per-ACK form, the ACK's sequence (snd_una) in place of a probe's. The
+ * flow's own probe, if out, keeps its timeout; otherwise the next one
+ * waits two RTTs, by which time the path's next report has come.
+ */
+static inline bool hpcc_ctl_path_report(struct hpcc_ctl *s,
+					const struct hpcc_ctl_params *p,
+					const struct hpcc_tcp_view *tv,
+					const struct hpcc_path_report *r,
+					uint64_t now)
+{
+	uint64_t next = s->next_probe_ns;
+	bool awaiting = s->awaiting;
+	uint32_t unanswered = s->unanswered;
+	bool used;
+
+	used = hpcc_ctl_report(s, p, tv, r->L, r->nhops, tv->snd_una, now);
+	s->awaiting = awaiting;
+	s->unanswered = unanswered;
+	s->next_probe_ns = awaiting ? next : now + 2 * tv->srtt_ns;
+	return used;
+}
+
+/* A report the flow used: the path's latest, if it is newer. */
+static inline void hpcc_ctl_path_store(struct hpcc_path_report *r,
+				       const struct hpcc_sample *L,
+				       unsigned int nhops, uint64_t now)
+{
+	unsigned int i;
+
+	if (!nhops || nhops > HPCC_LAW_MAX_HOPS)
+		return;
+	for (i = 0; i < nhops; i++)
+		r->L[i] = L[i];
+	r->nhops = nhops;
+	r->stamp_ns = now;
 }
 
 /* ---- probes -------------------------------------------------------------- */

@@ -37,7 +37,7 @@ int g_hpcc_ecn = 1;
         {"compete_queue", &p.compete_queue}, {"compete_hold", &p.compete_hold},                \
         {"compete_ecn", &p.compete_ecn},                                                       \
         {"first_bound", &p.first_bound}, {"first_share", &p.first_share},                      \
-        {"first_crowd", &p.first_crowd},
+        {"first_crowd", &p.first_crowd}, {"path_share", &p.path_share},
 
 static struct hpcc_ctl_params
 ModuleDefaults()
@@ -74,6 +74,7 @@ ModuleDefaults()
     p.ewma_span = HPCC_DEF_EWMA_SPAN;
     p.qmin_span = HPCC_DEF_QMIN_SPAN;
     p.first_qmin = HPCC_DEF_FIRST_QMIN;
+    p.path_share = HPCC_DEF_PATH_SHARE;
     return p;
 }
 
@@ -310,6 +311,70 @@ TcpHpcc::Reno(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs)
     tcb->m_pacingRate = std::min(DataRate(rate * 8), tcb->m_maxPacingRate);
 }
 
+/* hpcc_leave_telemetry() */
+void
+TcpHpcc::Fallback(Ptr<TcpSocketState> tcb)
+{
+    uint32_t mss = tcb->m_segmentSize;
+    uint32_t cwnd = tcb->m_cWnd / mss, ssthresh;
+
+    hpcc_ctl_fallback(&m_ctl, &cwnd, &ssthresh);
+    tcb->m_cWnd = cwnd * mss;
+    tcb->m_ssThresh = ssthresh * mss;
+}
+
+/* hpcc_consume_report(): true if there was a report */
+bool
+TcpHpcc::ConsumeReport(Ptr<TcpSocketState> tcb, uint64_t now)
+{
+    struct hpcc_ctl_params p = m_params;
+    struct hpcc_tcp_view v;
+
+    if (!m_pending)
+        return false;
+    m_pending = false;
+    View(tcb, &v);
+    if (!m_ctl.started)
+        v.crowded = hpcc_ctl_crowded(&m_ctl, m_net->m_lastStart, v.srtt_ns);
+    /* the receiver's N for W_ai */
+    p.expected_flows = hpcc_ctl_flows(&p, m_flows);
+    if (hpcc_ctl_report(&m_ctl, &p, &v, m_report, m_nhops, m_seq, now))
+    {
+        HpccStats().reportsUsed++;
+        if (p.path_share)
+            hpcc_ctl_path_store(&m_net->m_paths[m_remote.Get()], m_report, m_nhops, now);
+    }
+    else
+        HpccStats().reportsNoCapacity++;
+    if (m_ctl.events & HPCC_EV_COMPETE)
+    {
+        HpccStats().competeEntered++;
+        Fallback(tcb);
+    }
+    return true;
+}
+
+/* hpcc_share_report() */
+void
+TcpHpcc::ShareReport(Ptr<TcpSocketState> tcb, uint64_t now)
+{
+    auto r = m_net->m_paths.find(m_remote.Get());
+    struct hpcc_tcp_view v;
+
+    if (r == m_net->m_paths.end())
+        return;
+    View(tcb, &v);
+    if (!hpcc_ctl_path_usable(&m_ctl, &m_params, &r->second, now, v.srtt_ns))
+        return;
+    HpccStats().reportsShared++;
+    hpcc_ctl_path_report(&m_ctl, &m_params, &v, &r->second, now);
+    if (m_ctl.events & HPCC_EV_COMPETE)
+    {
+        HpccStats().competeEntered++;
+        Fallback(tcb);
+    }
+}
+
 void
 TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
                      const TcpRateOps::TcpRateConnection& rc,
@@ -332,41 +397,12 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
     m_lastDelivered = delivered;
     hpcc_ctl_ecn_ack(&m_ctl, tcb->m_lastAckedSeq.GetValue(), tcb->m_highTxMark.Get().GetValue(),
                      delivered, m_deliveredCe);
-    /* hpcc_consume_report() */
-    if (m_pending)
-    {
-        struct hpcc_tcp_view v;
-
-        m_pending = false;
-        View(tcb, &v);
-        if (!m_ctl.started && m_net)
-            v.crowded = hpcc_ctl_crowded(&m_ctl, m_net->m_lastStart, v.srtt_ns);
-        struct hpcc_ctl_params p = m_params;
-
-        /* hpcc_consume_report(): the receiver's N for W_ai */
-        p.expected_flows = hpcc_ctl_flows(&p, m_flows);
-        if (hpcc_ctl_report(&m_ctl, &p, &v, m_report, m_nhops, m_seq, now))
-            HpccStats().reportsUsed++;
-        else
-            HpccStats().reportsNoCapacity++;
-        if (m_ctl.events & HPCC_EV_COMPETE)
-        {
-            uint32_t cwnd = tcb->m_cWnd / mss, ssthresh;
-
-            HpccStats().competeEntered++;
-            hpcc_ctl_fallback(&m_ctl, &cwnd, &ssthresh);
-            tcb->m_cWnd = cwnd * mss;
-            tcb->m_ssThresh = ssthresh * mss;
-        }
-    }
+    if (!ConsumeReport(tcb, now) && m_params.path_share)
+        ShareReport(tcb, now);
     if (hpcc_ctl_telemetry_lost(&m_ctl, &m_params, now, SrttNs()))
     {
-        uint32_t cwnd = tcb->m_cWnd / mss, ssthresh;
-
         HpccStats().telemetryTimeouts++;
-        hpcc_ctl_fallback(&m_ctl, &cwnd, &ssthresh);
-        tcb->m_cWnd = cwnd * mss;
-        tcb->m_ssThresh = ssthresh * mss;
+        Fallback(tcb);
     }
     if (m_ctl.telemetry)
     {

@@ -42,7 +42,7 @@ struct HpccCounters
     uint64_t probesSent = 0, probesLost = 0, reportsAccepted = 0, reportsUsed = 0;
     uint64_t reportsNoCapacity = 0, rejected = 0, telemetryTimeouts = 0;
     uint64_t stamped = 0, overflow = 0, reflected = 0, delivered = 0, noFlow = 0;
-    uint64_t competeEntered = 0;
+    uint64_t competeEntered = 0, reportsShared = 0;
 };
 
 HpccCounters& HpccStats();
@@ -96,6 +96,9 @@ class TcpHpcc : public TcpLinuxReno
 
   private:
     void Reno(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs);
+    void Fallback(Ptr<TcpSocketState> tcb);
+    bool ConsumeReport(Ptr<TcpSocketState> tcb, uint64_t now);
+    void ShareReport(Ptr<TcpSocketState> tcb, uint64_t now);
     void MaybeProbe(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs, uint64_t now);
     void SendProbe(Ptr<TcpSocketState> tcb, uint64_t now);
     uint64_t SrttNs() const;
@@ -165,6 +168,10 @@ class HpccNet : public TrafficControlLayer
      * hpcc_net.last_start_ns), ns; 0: none
      */
     uint64_t m_lastStart = 0;
+    /* path_share: the latest report used, per peer (tcp_hpcc.c's
+     * hpcc_net.paths)
+     */
+    std::map<uint32_t, struct hpcc_path_report> m_paths;
 
     uint8_t m_probeDscp = HPCC_DSCP_PROBE_DEFAULT;
     uint8_t m_respDscp = HPCC_DSCP_RESPONSE_DEFAULT;

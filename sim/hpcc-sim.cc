@@ -1182,10 +1182,11 @@ EmitRun(const std::string& label, int rep, uint64_t seed, const RunStats& r)
             r.events / std::max(r.cpu, 1e-9), g_base_rtt_ms);
     fprintf(g_out,
             "@@csv hpcc.csv@@ %s,%s,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            "\n",
             label.c_str(), g_cc.c_str(), rep, c.probesSent, c.probesLost, c.reportsAccepted,
             c.reportsUsed, c.reportsNoCapacity, c.rejected, c.telemetryTimeouts, c.stamped,
-            c.overflow, c.reflected, c.delivered);
+            c.overflow, c.reflected, c.delivered, c.reportsShared);
 }
 
 /* demo/scenarios.sh's durations */

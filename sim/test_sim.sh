@@ -136,5 +136,20 @@ set -- $(path $w/jit.log) $(path $w/stall.log)
 tap_check "link stalls: RTT p90 with the bottleneck empty ${1:-?} -> ${3:-?} ms, queue p99 ${2:-?} -> ${4:-?} KB" \
 	awk -v a="${1:-0}" -v b="${3:-0}" -v qa="${2:-99}" -v qb="${4:-0}" \
 	'BEGIN { exit !(a > 0 && b > a + 1 && qb > 3 * qa + 10) }'
+# path_share: 32 flows from three hosts to one peer use each other's
+# reports and defer their own probes (measured at the long profile: probe
+# bytes 2.87% -> 1.72% of the link, Jain 0.987 -> 0.994)
+for ps in 0 1; do
+	./hpcc-sim --scenario=many --cc=hpcc --profile=smoke --hpcc=path_share=$ps \
+		--out=$w/many$ps.log
+	IFS=, read -r _ _ _ sent _ _ used _ _ tmo _ _ _ _ shared \
+		< <(sed -n 's/^@@csv hpcc.csv@@ //p' $w/many$ps.log)
+	eval "sent$ps=\${sent:-0} used$ps=\${used:-0} shared$ps=\${shared:-0} tmo$ps=\${tmo:-1}"
+done
+echo "# many: path_share 0: $sent0 probes, $used0 reports; 1: $sent1 probes, $used1 own + $shared1 shared"
+tap_check "path_share 0: no report shared" [ "$shared0" = 0 ]
+tap_check "path_share 1: flows use each other's reports, probe less ($sent1 < 0.8 x $sent0), no timeout" \
+	awk -v s="$shared1" -v a="$sent0" -v b="$sent1" -v t="$tmo1" \
+	'BEGIN { exit !(s > 0 && b < 0.8 * a && t == 0) }'
 rm -rf $w
 tap_done

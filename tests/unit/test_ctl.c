@@ -944,6 +944,90 @@ static void test_flows(void)
 	       "W_ai with N 4 is 4 times W_ai with expected_flows 16");
 }
 
+/* path_share: another flow's report of the same hops, when the flow's own
+ * is half an RTT old; the flow's own probe schedule kept or deferred.
+ */
+static void test_path_share(void)
+{
+	struct hpcc_tcp_view v = {
+		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
+		.min_rtt_us = 1000, .srtt_ns = 1000000,
+	};
+	struct hpcc_ctl_params p = params;
+	struct hpcc_path_report r;
+	struct hpcc_sample L[2];
+	struct hpcc_ctl s, t;
+
+	memset(&s, 0, sizeof(s));
+	memset(&r, 0, sizeof(r));
+	p.path_share = 1;
+	/* the flow's own two reports: measured, 1 Gbit/s, half busy */
+	L[0] = hop(1000000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000000);
+	L[0] = hop(2000000, 62500, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000000);
+	tap_ok(s.telemetry && s.law.measured, "a flow with two reports of its own");
+
+	L[0] = hop(2800000, 112500, 0, 1000);
+	hpcc_ctl_path_store(&r, L, 1, 2800000);
+	tap_ok(r.stamp_ns == 2800000 && r.nhops == 1 &&
+	       r.L[0].tx_bytes == 112500,
+	       "a used report becomes the path's latest");
+	tap_ok(!hpcc_ctl_path_usable(&s, &params, &r, 2800000, 1000000),
+	       "path_share 0: never (the draft: a flow's own reports only)");
+	tap_ok(!hpcc_ctl_path_usable(&s, &p, &r, 2400000, 1000000),
+	       "not while the flow's own report is under half an RTT old");
+	tap_ok(hpcc_ctl_path_usable(&s, &p, &r, 2800000, 1000000),
+	       "a newer report of the same hop, the own one 0.8 RTT old: usable");
+	t = s;
+	t.law.prev[0].port_id = 2;
+	tap_ok(!hpcc_ctl_path_usable(&t, &p, &r, 2800000, 1000000),
+	       "another port (ECMP put the flow elsewhere): not usable");
+	t = s;
+	t.telemetry = false;
+	tap_ok(!hpcc_ctl_path_usable(&t, &p, &r, 2800000, 1000000),
+	       "a flow without the law running: not usable");
+	r.stamp_ns = 2000000;
+	tap_ok(!hpcc_ctl_path_usable(&s, &p, &r, 2800000, 1000000),
+	       "a path report no newer than the flow's own: not usable");
+	r.stamp_ns = 2800000;
+
+	/* used: the law runs on it; own probe schedule */
+	s.awaiting = false;
+	s.next_probe_ns = 0;
+	v.snd_una = 47000;
+	tap_ok(hpcc_ctl_path_report(&s, &p, &v, &r, 2800000) &&
+	       s.last_report_ns == 2800000 && s.law.prev_seq == 47000 &&
+	       s.law.prev[0].tx_bytes == 112500 &&
+	       s.next_probe_ns == 2800000 + 2 * 1000000,
+	       "used: the law on it, the ACK's sequence as the probe's, own probe 2 RTTs on");
+	tap_ok(!hpcc_ctl_path_usable(&s, &p, &r, 3000000, 1000000),
+	       "the same report is not used twice");
+	/* with its own probe out, that probe keeps its timeout */
+	s.awaiting = true;
+	s.unanswered = 1;
+	s.next_probe_ns = 5000000;
+	L[0] = hop(3600000, 162500, 0, 1000);
+	hpcc_ctl_path_store(&r, L, 1, 3600000);
+	tap_ok(hpcc_ctl_path_report(&s, &p, &v, &r, 3600000) &&
+	       s.awaiting && s.unanswered == 1 && s.next_probe_ns == 5000000,
+	       "the flow's own probe out: its timeout and count stay");
+	/* bounds: a forged path report is capped as the flow's own would be */
+	p.max_mbps = 10000;
+	L[0] = hop(4400000, 162500, 0, 4000000);
+	hpcc_ctl_path_store(&r, L, 1, 4400000);
+	tap_ok(hpcc_ctl_path_report(&s, &p, &v, &r, 4400000) &&
+	       (s.events & HPCC_EV_CAPPED) &&
+	       s.pacing_rate <= 10000ULL * 1000000 / 8,
+	       "a path report is bounded like the flow's own (max_capacity)");
+	/* more hops than the law keeps: never stored */
+	memset(&r, 0, sizeof(r));
+	hpcc_ctl_path_store(&r, L, HPCC_LAW_MAX_HOPS + 1, 5000000);
+	hpcc_ctl_path_store(&r, L, 0, 5000000);
+	tap_ok(r.stamp_ns == 0 && r.nhops == 0,
+	       "a report of 0 or more than HPCC_LAW_MAX_HOPS hops is not stored");
+}
+
 int main(void)
 {
 	test_accept();
@@ -958,5 +1042,6 @@ int main(void)
 	test_anon();
 	test_rx();
 	test_flows();
+	test_path_share();
 	return tap_done();
 }
