@@ -34,6 +34,7 @@
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
+#include <linux/jhash.h>
 #include <linux/kernfs.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
@@ -42,6 +43,7 @@
 #include <linux/random.h>
 #include <linux/rhashtable.h>
 #include <linux/seq_file.h>
+#include <linux/seqlock.h>
 #include <linux/skbuff.h>
 #include <linux/utsname.h>
 #include <linux/inet_diag.h>
@@ -214,6 +216,8 @@ HPCC_PARAM(compete_hold, HPCC_DEF_COMPETE_HOLD, 1, 100000,
 	   "base RTTs competing before the law is tried again");
 HPCC_PARAM(compete_ecn, HPCC_DEF_COMPETE_ECN, 0, 1,
 	   "1: CE in every report is a standing queue; competing cuts as dctcp");
+HPCC_PARAM(path_share, HPCC_DEF_PATH_SHARE, 0, 1,
+	   "1: a flow also uses the reports of the host's other flows to its peer");
 /* Read once, at load: the congestion control's flags are fixed while it
  * is registered.
  */
@@ -343,6 +347,7 @@ enum hpcc_stat {
 					 */
 	HPCC_STAT_RX_BUSY,		/* receiver: the flow's state in use */
 	HPCC_STAT_REPORTS_FLOWS,	/* the receiver's N used for W_ai */
+	HPCC_STAT_REPORTS_SHARED,	/* another flow's report used */
 	HPCC_STAT_MAX
 };
 
@@ -355,6 +360,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"ReportsCapped", "ReportsGrowthHeld", "LossReductions",
 	"RejectMac", "RejectNoMac", "CompeteEntered", "ReportsWindow",
 	"RxWindows", "RxNoWindow", "RxBusy", "ReportsFlows",
+	"ReportsShared",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -481,6 +487,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->compete_ecn = READ_ONCE(hpcc_compete_ecn);
 	p->rx_window = READ_ONCE(hpcc_rx_window);
 	p->receiver_flows = READ_ONCE(hpcc_receiver_flows);
+	p->path_share = READ_ONCE(hpcc_path_share);
 }
 
 static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
@@ -527,11 +534,29 @@ static void hpcc_publish(struct hpcc_flow *f)
  */
 #define HPCC_PROBE_BURST_NS	(4 * NSEC_PER_MSEC)
 
+/*
+ * path_share: the latest report a flow of this namespace used, per peer
+ * (address and DSCP), in a small direct-mapped table: a collision only
+ * costs the sharing. Written and read on ACK paths on any CPU; readers
+ * retry on the seqlock, writers disable BH so that a reader in softirq
+ * never spins on a writer it interrupted. Part of hpcc_net, so that it
+ * lives as long as the namespace's other per-net data.
+ */
+#define HPCC_PATH_SLOTS		32
+
+struct hpcc_path_slot {
+	seqlock_t lock;
+	struct in6_addr peer;		/* v4: mapped */
+	u32 dscp;
+	struct hpcc_path_report r;
+};
+
 struct hpcc_net {
 	atomic64_t probe_tat;		/* ns, ktime_get_ns() clock */
 	atomic64_t last_start_ns;	/* the latest flow start (first_crowd),
 					 * tcp_clock_ns(); 0: none
 					 */
+	struct hpcc_path_slot paths[HPCC_PATH_SLOTS];
 };
 
 static unsigned int hpcc_net_id __read_mostly;
@@ -541,6 +566,67 @@ static atomic64_t *hpcc_last_start(const struct sock *sk)
 	struct hpcc_net *hn = net_generic(sock_net(sk), hpcc_net_id);
 
 	return &hn->last_start_ns;
+}
+
+static void hpcc_path_key(const struct sock *sk, struct in6_addr *peer,
+			  u32 *dscp)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		*peer = sk->sk_v6_daddr;
+		*dscp = inet6_sk(sk)->tclass >> 2;
+		return;
+	}
+#endif
+	ipv6_addr_set_v4mapped(sk->sk_daddr, peer);
+	*dscp = inet_sk(sk)->tos >> 2;
+}
+
+static struct hpcc_path_slot *hpcc_path_slot(const struct sock *sk,
+					     struct in6_addr *peer, u32 *dscp)
+{
+	struct hpcc_net *hn = net_generic(sock_net(sk), hpcc_net_id);
+
+	hpcc_path_key(sk, peer, dscp);
+	return &hn->paths[jhash2(peer->s6_addr32, 4, *dscp) &
+			  (HPCC_PATH_SLOTS - 1)];
+}
+
+/* A report this flow used becomes its peer's latest. */
+static void hpcc_path_store(const struct sock *sk,
+			    const struct hpcc_sample *L, unsigned int n,
+			    u64 now)
+{
+	struct hpcc_path_slot *slot;
+	struct in6_addr peer;
+	u32 dscp;
+
+	slot = hpcc_path_slot(sk, &peer, &dscp);
+	write_seqlock_bh(&slot->lock);
+	slot->peer = peer;
+	slot->dscp = dscp;
+	hpcc_ctl_path_store(&slot->r, L, n, now);
+	write_sequnlock_bh(&slot->lock);
+}
+
+/* The peer's latest report into @r; false: none for this peer. */
+static bool hpcc_path_load(const struct sock *sk, struct hpcc_path_report *r)
+{
+	struct hpcc_path_slot *slot;
+	struct in6_addr peer;
+	unsigned int seq;
+	bool found;
+	u32 dscp;
+
+	slot = hpcc_path_slot(sk, &peer, &dscp);
+	do {
+		seq = read_seqbegin(&slot->lock);
+		found = ipv6_addr_equal(&slot->peer, &peer) &&
+			slot->dscp == dscp;
+		if (found)
+			*r = slot->r;
+	} while (read_seqretry(&slot->lock, seq));
+	return found;
 }
 
 static bool hpcc_probe_budget(const struct sock *sk)
@@ -1054,8 +1140,22 @@ static void hpcc_leave_telemetry(struct sock *sk, struct hpcc_flow *f)
 	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
 }
 
-/* Run NewAck on a stashed report, if there is one. */
-static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
+/* What the report did, counted and published; competing leaves the law. */
+static void hpcc_report_events(struct sock *sk, struct hpcc_flow *f)
+{
+	if (f->ctl.events & HPCC_EV_CAPPED)
+		hpcc_count(HPCC_STAT_REPORTS_CAPPED);
+	if (f->ctl.events & HPCC_EV_GROWTH_HELD)
+		hpcc_count(HPCC_STAT_REPORTS_GROWTH_HELD);
+	hpcc_publish(f);
+	if (f->ctl.events & HPCC_EV_COMPETE) {
+		hpcc_count(HPCC_STAT_COMPETE);
+		hpcc_leave_telemetry(sk, f);
+	}
+}
+
+/* Run NewAck on a stashed report, if there is one; true: there was. */
+static bool hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 {
 	struct hpcc_sample L[HPCC_MAX_HOPS];
 	struct hpcc_window_val win;
@@ -1066,7 +1166,7 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 	u32 seq, flows;
 
 	if (!READ_ONCE(f->mb.pending))
-		return;
+		return false;
 	spin_lock_bh(&f->mb.lock);
 	n = f->mb.nhops;
 	seq = f->mb.seq;
@@ -1096,15 +1196,38 @@ static void hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 			   HPCC_STAT_REPORTS_USED);
 	else
 		hpcc_count(HPCC_STAT_REPORTS_NO_CAPACITY);
-	if (f->ctl.events & HPCC_EV_CAPPED)
-		hpcc_count(HPCC_STAT_REPORTS_CAPPED);
-	if (f->ctl.events & HPCC_EV_GROWTH_HELD)
-		hpcc_count(HPCC_STAT_REPORTS_GROWTH_HELD);
-	hpcc_publish(f);
-	if (f->ctl.events & HPCC_EV_COMPETE) {
-		hpcc_count(HPCC_STAT_COMPETE);
-		hpcc_leave_telemetry(sk, f);
-	}
+	if (used && !window && p.path_share)
+		hpcc_path_store(sk, L, n, now);
+	hpcc_report_events(sk, f);
+	return true;
+}
+
+/*
+ * path_share: without a report of its own, run NewAck on the peer's
+ * latest (hpcc_ctl_path_usable() says when). A separate frame: the copy
+ * is 340 bytes.
+ */
+static noinline void hpcc_share_report(struct sock *sk, struct hpcc_flow *f,
+				       u64 now)
+{
+	struct hpcc_path_report r;
+	struct hpcc_ctl_params p;
+	struct hpcc_tcp_view v;
+
+	/* the cheap half of hpcc_ctl_path_usable() first */
+	if (!f->ctl.telemetry ||
+	    (s64)(now - f->ctl.last_report_ns) <
+	    (s64)(hpcc_srtt_ns(tcp_sk(sk)) / 2))
+		return;
+	if (!hpcc_path_load(sk, &r))
+		return;
+	hpcc_params(&p);
+	hpcc_view(sk, &v);
+	if (!hpcc_ctl_path_usable(&f->ctl, &p, &r, now, v.srtt_ns))
+		return;
+	hpcc_count(HPCC_STAT_REPORTS_SHARED);
+	hpcc_ctl_path_report(&f->ctl, &p, &v, &r, now);
+	hpcc_report_events(sk, f);
 }
 
 static void hpcc_apply_law(struct sock *sk, struct hpcc_flow *f)
@@ -1164,7 +1287,8 @@ static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 	now = tcp_clock_ns();
 	hpcc_ctl_ecn_ack(&f->ctl, tcp_sk(sk)->snd_una, tcp_sk(sk)->snd_nxt,
 			 tcp_sk(sk)->delivered, tcp_sk(sk)->delivered_ce);
-	hpcc_consume_report(sk, f, now);
+	if (!hpcc_consume_report(sk, f, now) && READ_ONCE(hpcc_path_share))
+		hpcc_share_report(sk, f, now);
 	hpcc_params(&p);
 	if (hpcc_ctl_telemetry_lost(&f->ctl, &p, now,
 				    hpcc_srtt_ns(tcp_sk(sk)))) {
@@ -1538,6 +1662,11 @@ static int hpcc_stat_show(struct seq_file *seq, void *v)
 
 static int __net_init hpcc_net_init(struct net *net)
 {
+	struct hpcc_net *hn = net_generic(net, hpcc_net_id);
+	unsigned int i;
+
+	for (i = 0; i < HPCC_PATH_SLOTS; i++)
+		seqlock_init(&hn->paths[i].lock);
 	if (!proc_create_net_single("tcp_hpcc", 0444, net->proc_net,
 				    hpcc_flows_show, NULL) ||
 	    !proc_create_net_single("tcp_hpcc_stat", 0444, net->proc_net,
@@ -1596,6 +1725,7 @@ static int __init hpcc_register(void)
 	int err;
 
 	BUILD_BUG_ON(sizeof(struct hpcc_ca) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON_NOT_POWER_OF_2(HPCC_PATH_SLOTS);
 	BUILD_BUG_ON(sizeof(struct hpcc_hop) != 32);
 	BUILD_BUG_ON(sizeof(struct hpcc_hdr) != 16);
 	BUILD_BUG_ON(HPCC_PROBE_LEN != 16 + 32 * HPCC_MAX_HOPS);

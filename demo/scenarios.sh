@@ -337,13 +337,14 @@ done
 
 # reports the law used: records, or receivers' windows (Rx-HPCC)
 reports_used() {
-	local u w
+	local u w s
 	u=$(hpcc_stat ReportsUsed) w=$(hpcc_stat ReportsWindow)
-	echo $((${u:-0} + ${w:-0}))
+	s=$(hpcc_stat ReportsShared)
+	echo $((${u:-0} + ${w:-0} + ${s:-0}))
 }
 
 run_one() {	# scen cc rep
-	local t_run=$SECONDS label=$cc qdevs="r2d1" f p0 u0 a0 c0 c1 p1 u1 a1 ok n snap qpid qdur
+	local t_run=$SECONDS label=$cc qdevs="r2d1" f p0 u0 a0 c0 c1 p1 u1 a1 s0 s1 ok n snap qpid qdur
 	local qpid1= ro0 ro1 jit=-
 	nrun=$((nrun + 1))
 	[ $cc = hpcc ] && [ $TEL = 0 ] && label=hpcc-notel
@@ -369,10 +370,10 @@ run_one() {	# scen cc rep
 	*) dc_bottleneck droptail && dc_ecn 2 ;;
 	esac
 	case $scen in websearch | jwebsearch | parking) qdevs="r2d1 r2d2" ;; esac
-	p0=0 u0=0 a0=0 c0=0
+	p0=0 u0=0 a0=0 c0=0 s0=0
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
 		p0=$(hpcc_stat ProbesSent) u0=$(reports_used) a0=$(hpcc_stat ReportsAccepted)
-		c0=$(hpcc_stat CompeteEntered)
+		c0=$(hpcc_stat CompeteEntered) s0=$(hpcc_stat ReportsShared)
 	fi
 	ro0=$(reorder_events)
 
@@ -405,10 +406,10 @@ run_one() {	# scen cc rep
 	sleep 0.2
 	kill $qpid $qpid1 2>/dev/null
 	wait $qpid $qpid1 $snap
-	p1=0 u1=0 a1=0 c1=0
+	p1=0 u1=0 a1=0 c1=0 s1=0
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
 		p1=$(hpcc_stat ProbesSent) u1=$(reports_used) a1=$(hpcc_stat ReportsAccepted)
-		c1=$(hpcc_stat CompeteEntered)
+		c1=$(hpcc_stat CompeteEntered) s1=$(hpcc_stat ReportsShared)
 	fi
 	ro1=$(reorder_events)
 	case $scen in
@@ -442,7 +443,7 @@ run_one() {	# scen cc rep
 		END { if (n < 2) { print "no queue samples"; exit }
 			printf "r2d1 util %.2f, max queue %d KB, drops %d", (b1 - b0) * 8 / ((t1 - t0) * rate * 1e6), mx / 1000, d1 - d0 }' $R/queue), flows $ok/$n ok ($((SECONDS - t_run)) s)"
 	if [ $cc = hpcc ] && [ $TEL = 1 ]; then
-		say "  hpcc: $((p1 - p0)) probes sent, $((u1 - u0)) reports used by the window law"
+		say "  hpcc: $((p1 - p0)) probes sent, $((u1 - u0)) reports used by the window law ($((${s1:-0} - ${s0:-0})) another flow's)"
 		[ $((u1 - u0)) -gt 0 ] ||
 			not_as_asked "$scen $label r$rep: telemetry attached but no report used"
 	fi
