@@ -1138,9 +1138,7 @@ static inline bool hpcc_ctl_path_usable(const struct hpcc_ctl *s,
 	    (int64_t)(now - s->last_report_ns) < (int64_t)(srtt_ns / 2))
 		return false;
 	for (i = 0; i < r->nhops; i++)
-		if (r->L[i].switch_id != s->law.prev[i].switch_id ||
-		    r->L[i].port_id != s->law.prev[i].port_id ||
-		    r->L[i].anon != s->law.prev[i].anon)
+		if (!hpcc_same_hop(&r->L[i], &s->law.prev[i]))
 			return false;
 	return true;
 }

@@ -180,6 +180,14 @@ static inline uint64_t hpcc_clamp(uint64_t v, uint64_t lo, uint64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* Whether two samples are of the same port, stamped the same way. */
+static inline bool hpcc_same_hop(const struct hpcc_sample *a,
+				 const struct hpcc_sample *b)
+{
+	return a->switch_id == b->switch_id && a->port_id == b->port_id &&
+	       a->anon == b->anon;
+}
+
 /* The bottleneck's capacity min_i(B_i), Mbit/s; 0 when no hop reports B. */
 static inline uint32_t hpcc_path_mbps(const struct hpcc_sample *L,
 				      unsigned int nhops)
@@ -387,8 +395,7 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		uint32_t minq;
 
 		u_avg[i] = HPCC_HOP_U_NONE;
-		if (i >= s->nhops || p->switch_id != L[i].switch_id ||
-		    p->port_id != L[i].port_id || p->anon != L[i].anon)
+		if (i >= s->nhops || !hpcc_same_hop(p, &L[i]))
 			continue;
 		u_avg[i] = p->u_avg;	/* the same hop: its average goes on */
 		if (!hpcc_sample_usable(&L[i]))
