@@ -57,6 +57,9 @@ CCS="cubic dctcp bbr hpcc"
 HPCC_SETTINGS=
 SCENARIOS=
 REPS=
+# --law-trace MS: hpcc runs also follow the law's state of every flow of the
+# senders s1..s3 (demo/lawsample, every MS ms) into law.csv
+LAW_TRACE_MS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile) profile=$2; shift 2 ;;
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--scenarios) SCENARIOS=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;
 	--hpcc-settings) HPCC_SETTINGS=$2; shift 2 ;;
+	--law-trace) LAW_TRACE_MS=$2; shift 2 ;;
 	*) echo "scenarios.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -101,6 +105,7 @@ MANY_SAMPLE_MS=${MANY_SAMPLE_MS:-100}	# "many": TCP_INFO period (32 samplers)
 SEED=${SEED:-42}
 FCTGEN=./demo/fctgen
 QSAMPLE=./demo/qsample
+LAWSAMPLE=./demo/lawsample
 W=/tmp/demo
 T_START=$SECONDS
 
@@ -142,7 +147,7 @@ trap cleanup EXIT
 # ---- setup ---------------------------------------------------------------------
 rm -rf $W && mkdir -p $W
 say "profile $profile, scenarios: $SCENARIOS; CCs: $CCS; $REPS repetitions"
-for t in $FCTGEN $QSAMPLE; do
+for t in $FCTGEN $QSAMPLE $LAWSAMPLE; do
 	[ -x $t ] || { echo "# demo: missing $t (make -C demo)"; exit 1; }
 done
 
@@ -393,6 +398,15 @@ run_one() {	# scen cc rep
 			r1r2 >$R/queue.r1 2>>$R/err &
 		qpid1=$!
 	fi
+	lpids=
+	if [ $cc = hpcc ] && [ -n "$LAW_TRACE_MS" ]; then
+		for h in s1 s2 s3; do
+			$IP netns exec $h $LAWSAMPLE -i $LAW_TRACE_MS \
+				-t $(add $qdur $(add $LEAD 1)) --t0 $T0 \
+				>$R/law.$h 2>>$R/err &
+			lpids="$lpids $!"
+		done
+	fi
 	run_scenario
 	snap=
 	if [ $cc = hpcc ] && [ $TEL = 1 ]; then
@@ -404,8 +418,8 @@ run_one() {	# scen cc rep
 	fi
 	wait $CLIENTS
 	sleep 0.2
-	kill $qpid $qpid1 2>/dev/null
-	wait $qpid $qpid1 $snap
+	kill $qpid $qpid1 $lpids 2>/dev/null
+	wait $qpid $qpid1 $snap $lpids
 	p1=0 u1=0 a1=0 c1=0 s1=0
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
 		p1=$(hpcc_stat ProbesSent) u1=$(reports_used) a1=$(hpcc_stat ReportsAccepted)
@@ -429,6 +443,12 @@ run_one() {	# scen cc rep
 	if ls $R/samples.* >/dev/null 2>&1; then
 		emit_row $d/samples.csv "tag,id,t,bytes_acked,rtt_us,cwnd,retrans"
 		for f in $R/samples.*; do emit $d/samples.csv $f; done
+	fi
+	if ls $R/law.* >/dev/null 2>&1; then
+		emit_row $d/law.csv "host,t,local,mode,w,wc,u_permille,stage,rate_Bps,t_us,age_us,hops"
+		for f in $R/law.*; do
+			sed "s/^/${f##*.},/" $f >$f.rows && emit $d/law.csv $f.rows
+		done
 	fi
 	emit_row $d/events.csv "t,kind,flow"
 	emit $d/events.csv $R/events

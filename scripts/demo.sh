@@ -20,6 +20,9 @@
 #              repetitions (validating a scenario: --smoke --scenarios X)
 #   --hpcc-settings  passed to demo/scenarios.sh: hpcc once per module
 #              parameter setting, side by side (labels hpcc.SETTING)
+#   --law-trace MS  passed to demo/scenarios.sh: hpcc runs also write the
+#              law's state of each sender's flows every MS ms, as it
+#              changes (OUT/raw/SCENARIO/hpcc*/rN/law.csv)
 #
 # Installs missing Debian packages (scripts/deps.sh build vm bench), builds
 # the module, the BPF programs, hpcc-probe (if its sources exist) and the
@@ -35,7 +38,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mode=demo out= deps=1 ccs= scens= reps= settings=
+mode=demo out= deps=1 ccs= scens= reps= settings= law_trace=
 while (($#)); do
 	case $1 in
 	--smoke) mode=smoke; shift ;;
@@ -46,6 +49,7 @@ while (($#)); do
 	--scenarios) scens=${2:?}; shift 2 ;;
 	--reps) reps=${2:?}; shift 2 ;;
 	--hpcc-settings) settings=${2:?}; shift 2 ;;
+	--law-trace) law_trace=${2:?}; shift 2 ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "demo.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -88,6 +92,7 @@ args=(--profile "$profile")
 [[ -n $settings ]] && args+=(--hpcc-settings "$settings")
 [[ -n $scens ]] && args+=(--scenarios "$scens")
 [[ -n $reps ]] && args+=(--reps "$reps")
+[[ -n $law_trace ]] && args+=(--law-trace "$law_trace")
 
 # Other VMs on this host take CPU from ours: TCG then runs the guest slower
 # and the results get noisier. Say so, and keep the host's load with the run.
