@@ -60,6 +60,9 @@ REPS=
 # --law-trace MS: hpcc runs also follow the law's state of every flow of the
 # senders s1..s3 (demo/lawsample, every MS ms) into law.csv
 LAW_TRACE_MS=
+# --veth-reorder: no RPS on the veths (topo_dc.sh, dc_rps): packets of a
+# flow reorder between the CPUs' backlogs, as before 2026-11-28
+DC_RPS=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile) profile=$2; shift 2 ;;
@@ -68,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--reps) REPS=$2; shift 2 ;;
 	--hpcc-settings) HPCC_SETTINGS=$2; shift 2 ;;
 	--law-trace) LAW_TRACE_MS=$2; shift 2 ;;
+	--veth-reorder) DC_RPS=0; shift ;;
 	*) echo "scenarios.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -217,7 +221,7 @@ for kv in "profile,$profile" "kernel,$(uname -r)" "cpus,$(nproc)" \
 	"incast_flows,$INCAST_FLOWS" "stagger_dur,$STAGGER_DUR" "ws_dur,$WS_DUR" "ws_drain,$WS_DRAIN" \
 	"ws_load,$WS_LOAD" "many_flows,$MANY_FLOWS" "many_dur,$MANY_DUR" \
 	"rttf_dur,$RTTF_DUR" "rttf_delay_ms,$RTTF_DELAY_MS" "park_dur,$PARK_DUR" \
-	"vs_dur,$VS_DUR" "jitter_pct,$JITTER_PCT" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
+	"vs_dur,$VS_DUR" "jitter_pct,$JITTER_PCT" "rps,$DC_RPS" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
 		for p in *; do v=$(cat $p 2>/dev/null) && printf '%s=%s ' $p "$v"; done)"; do
 	emit_row env.csv "$kv"
 done

@@ -59,6 +59,23 @@ dc_up() {
 	$IP netns exec r1 sysctl -qw net.ipv4.ip_forward=1
 	$IP netns exec r2 sysctl -qw net.ipv4.ip_forward=1
 	$TC -n r1 qdisc add dev r1r2 root pfifo limit 1000
+	[ "${DC_RPS:-1}" = 1 ] && { dc_rps || return 1; }
+	return 0
+}
+
+# dc_rps: steer each veth's received packets to one CPU per flow (RPS over
+# all CPUs). A veth hands a packet to the backlog of the CPU that sent it,
+# and the senders' pacing timers, ACK processing and tbf's watchdog run on
+# either vCPU: without RPS two packets of a flow queued on two CPUs'
+# backlogs can arrive swapped, which a NIC's ordered TX queue never does.
+dc_rps() {
+	local ns mask q
+	mask=$(printf %x $(((1 << $(nproc)) - 1)))
+	for ns in $DC_SENDERS r1 r2 $DC_RECEIVERS; do
+		$IP netns exec $ns sh -c "for q in /sys/class/net/*/queues/rx-*/rps_cpus; do
+			case \$q in */lo/*) continue ;; esac
+			echo $mask >\$q || exit 1; done" || return 1
+	done
 }
 
 dc_down() {

@@ -23,6 +23,8 @@
 #   --law-trace MS  passed to demo/scenarios.sh: hpcc runs also write the
 #              law's state of each sender's flows every MS ms, as it
 #              changes (OUT/raw/SCENARIO/hpcc*/rN/law.csv)
+#   --veth-reorder  passed to demo/scenarios.sh: no RPS on the topology's
+#              veths, whose per-CPU backlogs then reorder a flow's packets
 #
 # Installs missing Debian packages (scripts/deps.sh build vm bench), builds
 # the module, the BPF programs, hpcc-probe (if its sources exist) and the
@@ -38,7 +40,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mode=demo out= deps=1 ccs= scens= reps= settings= law_trace=
+mode=demo out= deps=1 ccs= scens= reps= settings= law_trace= reorder=
 while (($#)); do
 	case $1 in
 	--smoke) mode=smoke; shift ;;
@@ -50,6 +52,7 @@ while (($#)); do
 	--reps) reps=${2:?}; shift 2 ;;
 	--hpcc-settings) settings=${2:?}; shift 2 ;;
 	--law-trace) law_trace=${2:?}; shift 2 ;;
+	--veth-reorder) reorder=1; shift ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "demo.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -93,6 +96,7 @@ args=(--profile "$profile")
 [[ -n $scens ]] && args+=(--scenarios "$scens")
 [[ -n $reps ]] && args+=(--reps "$reps")
 [[ -n $law_trace ]] && args+=(--law-trace "$law_trace")
+[[ -n $reorder ]] && args+=(--veth-reorder)
 
 # Other VMs on this host take CPU from ours: TCG then runs the guest slower
 # and the results get noisier. Say so, and keep the host's load with the run.
