@@ -72,6 +72,9 @@ struct hpcc_ctl_params {
 	uint32_t max_mbps;		/* largest capacity a hop may claim */
 	uint32_t max_growth;		/* W's increase per report, per mille */
 	uint32_t loss_beta;		/* W's factor on a loss, per mille */
+	uint32_t loss_undo;		/* 1: the stack's undo of a spurious
+					 * loss takes loss_beta's cut back
+					 */
 	/* The loop beyond the steady state (Documentation/tcp_hpcc.rst,
 	 * "Dynamics"); 0 in each: the draft's behaviour.
 	 */
@@ -135,6 +138,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_QMIN_SPAN	0
 #define HPCC_DEF_FIRST_QMIN	0
 #define HPCC_DEF_PATH_SHARE	1
+#define HPCC_DEF_LOSS_UNDO	1
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -183,6 +187,9 @@ struct hpcc_ctl {
 	uint32_t ecn_last_ce;		/* delivered_ce at the last ACK */
 	uint64_t standing_q;		/* the queue then, U units */
 	uint64_t start_ns;		/* the first data left; 0: not yet */
+	uint64_t loss_w, loss_wc;	/* W, Wc before loss_beta's last cut;
+					 * 0: nothing to undo
+					 */
 	uint32_t ecn_reports;		/* CE in each of the last reports,
 					 * a bit each, the newest lowest
 					 */
@@ -976,8 +983,9 @@ static inline bool hpcc_ctl_want_window(const struct hpcc_ctl *s,
 	return p->rx_window && !s->window_refused;
 }
 
-/* A loss while the law runs (the safety net): W and Wc times loss_beta.
- * The law recovers from it at its own pace if telemetry was right.
+/* A loss while the law runs (the safety net): W and Wc times loss_beta,
+ * remembered for hpcc_ctl_loss_undo(). The law recovers from it at its
+ * own pace if telemetry was right.
  */
 static inline void hpcc_ctl_loss(struct hpcc_ctl *s,
 				 const struct hpcc_ctl_params *p, uint32_t mss)
@@ -986,12 +994,52 @@ static inline void hpcc_ctl_loss(struct hpcc_ctl *s,
 
 	if (!s->telemetry || !p->loss_beta || p->loss_beta >= 1000)
 		return;
+	s->loss_w = s->law.w;
+	s->loss_wc = s->law.wc;
 	s->law.w = hpcc_qdiv(s->law.w * p->loss_beta, 1000, 0);
 	s->law.wc = hpcc_qdiv(s->law.wc * p->loss_beta, 1000, 0);
 	if (s->law.w < w_min)
 		s->law.w = w_min;
 	if (s->law.wc < w_min)
 		s->law.wc = w_min;
+}
+
+/* @now over loss_beta, but never below @now nor above @before */
+static inline uint64_t hpcc_loss_restore(uint64_t now, uint64_t before,
+					 uint32_t loss_beta)
+{
+	uint64_t w = hpcc_qdiv(now * 1000, loss_beta, 0);
+
+	if (w > before)
+		w = before;
+	return w > now ? w : now;
+}
+
+/*
+ * loss_undo: the stack found the loss spurious (DSACKs for every
+ * retransmission, F-RTO, RACK): packets reordered on the way, not lost,
+ * and TCP takes back its own cwnd reduction (tcp_undo_cwnd_reduction()).
+ * The law takes back loss_beta's cut the same way: W and Wc over
+ * loss_beta, so that reports used since keep their effect, and never
+ * above what the cut began with. Without it a flow that reordering cut to
+ * a few packets stays there until its reports regrow it (a 64 KB incast
+ * flow at one MSS per RTT: 45 RTTs). Returns true if W was given back.
+ */
+static inline bool hpcc_ctl_loss_undo(struct hpcc_ctl *s,
+				      const struct hpcc_ctl_params *p)
+{
+	bool undone = p->loss_undo && s->telemetry && s->loss_w &&
+		      p->loss_beta && p->loss_beta < 1000;
+
+	if (undone) {
+		s->law.w = hpcc_loss_restore(s->law.w, s->loss_w,
+					     p->loss_beta);
+		s->law.wc = hpcc_loss_restore(s->law.wc, s->loss_wc,
+					      p->loss_beta);
+	}
+	s->loss_w = 0;
+	s->loss_wc = 0;
+	return undone;
 }
 
 /*

@@ -191,6 +191,8 @@ HPCC_PARAM(max_growth, 1000, 0, 100000,
 	   "W's increase per report, per mille of W; 0: unbounded");
 HPCC_PARAM(loss_beta, 700, 100, 1000,
 	   "W's factor on a loss while telemetry runs, per mille; 1000: ignore loss");
+HPCC_PARAM(loss_undo, HPCC_DEF_LOSS_UNDO, 0, 1,
+	   "1: a loss TCP finds spurious gives loss_beta's cut back; 0: it stands");
 /* The loop beyond the steady state (tcp_hpcc.rst, "Dynamics"); 0 in
  * each is the draft's behaviour.
  */
@@ -348,6 +350,7 @@ enum hpcc_stat {
 	HPCC_STAT_RX_BUSY,		/* receiver: the flow's state in use */
 	HPCC_STAT_REPORTS_FLOWS,	/* the receiver's N used for W_ai */
 	HPCC_STAT_REPORTS_SHARED,	/* another flow's report used */
+	HPCC_STAT_LOSS_UNDONE,		/* a spurious loss's cut taken back */
 	HPCC_STAT_MAX
 };
 
@@ -360,7 +363,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"ReportsCapped", "ReportsGrowthHeld", "LossReductions",
 	"RejectMac", "RejectNoMac", "CompeteEntered", "ReportsWindow",
 	"RxWindows", "RxNoWindow", "RxBusy", "ReportsFlows",
-	"ReportsShared",
+	"ReportsShared", "LossUndone",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -474,6 +477,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->max_mbps = READ_ONCE(hpcc_max_capacity);
 	p->max_growth = READ_ONCE(hpcc_max_growth);
 	p->loss_beta = READ_ONCE(hpcc_loss_beta);
+	p->loss_undo = READ_ONCE(hpcc_loss_undo);
 	p->start_hold = READ_ONCE(hpcc_start_hold);
 	p->probe_first = READ_ONCE(hpcc_probe_first);
 	p->first_share = READ_ONCE(hpcc_first_share);
@@ -1495,6 +1499,16 @@ static u32 hpcc_undo_cwnd(struct sock *sk)
 {
 	struct hpcc_ca *ca = inet_csk_ca(sk);
 
+	/* The loss was reordering: loss_beta's cut of W goes too. */
+	if (hpcc_telemetry_on(sk)) {
+		struct hpcc_ctl_params p;
+
+		hpcc_params(&p);
+		if (hpcc_ctl_loss_undo(&ca->flow->ctl, &p)) {
+			hpcc_count(HPCC_STAT_LOSS_UNDONE);
+			hpcc_publish(ca->flow);
+		}
+	}
 	return max(tcp_snd_cwnd(tcp_sk(sk)), ca->prior_cwnd);
 }
 

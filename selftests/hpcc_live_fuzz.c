@@ -37,8 +37,9 @@
  *    the law recomputes W within its bounds for that path, and after it:
  *    mss <= W <= max(mss, 4 B_2 T) (+1 byte of rounding), T the flow's
  *    t_us; R <= B_2; R = min(W / T, B_2) within the fixed point's 1e-6
- *    (unless LossReductions moved meanwhile: a loss scales W by loss_beta
- *    and leaves R to the next report); U finite as above; hops 2.
+ *    (unless LossReductions or LossUndone moved meanwhile: a loss scales
+ *    W by loss_beta, its undo back, and both leave R to the next
+ *    report); U finite as above; hops 2.
  *
  * At the end the kernel's counters must agree with the return codes
  * (ReportsAccepted and each Reject* by exactly the counts seen here;
@@ -648,13 +649,14 @@ static void *fuzzer(void *arg)
 			check_any(z, &f, started);
 		else
 			bad(z, &z->bad_a, "any", &f, "flow not in /proc/net/tcp_hpcc");
-		loss0 = hs_stat("LossReductions");
+		loss0 = hs_stat("LossReductions") + hs_stat("LossUndone");
 		if (push_settle(z, b2) || wait_quiet(z))
 			goto stall;
 		started = 1;
 		if (!read_flow(z->lport, &f)) {
 			unsigned long before = z->bad_b;
-			int loss = hs_stat("LossReductions") != loss0;
+			int loss = hs_stat("LossReductions") +
+				   hs_stat("LossUndone") != loss0;
 
 			z->loss_w += loss;
 			check_settled(z, &f, b2, loss);

@@ -55,6 +55,7 @@ ModuleDefaults()
     p.max_mbps = 400000;
     p.max_growth = 1000;
     p.loss_beta = 700;
+    p.loss_undo = HPCC_DEF_LOSS_UNDO; /* the model never reorders: unused */
     if (g_hpcc_no_bounds) /* the draft's: no capacity cap, growth, loss net */
         p.max_mbps = p.max_growth = p.loss_beta = 0;
     p.start_hold = HPCC_DEF_START_HOLD;
@@ -114,7 +115,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"telemetry_timeout", &p.telemetry_timeout},
         {"max_mbps", &p.max_mbps},
         {"max_growth", &p.max_growth},
-        {"loss_beta", &p.loss_beta},
+        {"loss_beta", &p.loss_beta}, {"loss_undo", &p.loss_undo},
         {"receiver_flows", &p.receiver_flows},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };
     auto t = tab.find(name);

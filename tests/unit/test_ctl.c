@@ -249,6 +249,7 @@ static void test_bounds(void)
 	struct hpcc_sample L[1];
 	struct hpcc_ctl s;
 	uint32_t cwnd, ssthresh;
+	uint64_t wc;
 
 	draft.max_stage = 0;	/* every report a multiplicative step */
 	b = draft;
@@ -278,9 +279,37 @@ static void test_bounds(void)
 	       "no growth at all while TCP recovers from a loss");
 	v.recovering = false;
 
+	wc = s.law.wc;
 	hpcc_ctl_loss(&s, &b, 1000);
 	tap_ok(s.law.w == W(175000),
 	       "a loss while telemetry runs: W times loss_beta (0.7)");
+	b.loss_undo = 0;
+	tap_ok(!hpcc_ctl_loss_undo(&s, &b) && s.law.w == W(175000),
+	       "loss_undo 0: the stack's undo leaves the cut");
+	hpcc_ctl_loss(&s, &b, 1000);
+	b.loss_undo = 1;
+	wc = hpcc_qdiv(wc * 700, 1000, 0);	/* Wc after the first cut */
+	tap_ok(hpcc_ctl_loss_undo(&s, &b) && s.law.w == W(175000) &&
+	       s.law.wc <= wc && s.law.wc + 2 >= wc,
+	       "the undo takes back the last cut only (122500 -> 175000)");
+	tap_ok(!hpcc_ctl_loss_undo(&s, &b) && s.law.w == W(175000),
+	       "and once");
+	s.law.w = W(250000);
+	hpcc_ctl_loss(&s, &b, 1000);
+	s.law.w = W(140000);	/* a report since: W from the cut Wc */
+	tap_ok(hpcc_ctl_loss_undo(&s, &b) && s.law.w == W(200000),
+	       "a report after the cut keeps its effect: W / loss_beta");
+	hpcc_ctl_loss(&s, &b, 1000);
+	s.law.w = W(160000);
+	hpcc_ctl_loss_undo(&s, &b);
+	tap_ok(s.law.w == W(200000),
+	       "never above the W the cut began with (160000 / 0.7 > 200000)");
+	hpcc_ctl_loss(&s, &b, 1000);
+	s.law.w = W(300000);
+	hpcc_ctl_loss_undo(&s, &b);
+	tap_ok(s.law.w == W(300000), "never below the W it has now");
+	s.law.w = W(175000);
+	s.law.wc = W(175000);
 	b.loss_beta = 1000;
 	hpcc_ctl_loss(&s, &b, 1000);
 	tap_ok(s.law.w == W(175000), "loss_beta 1000: loss ignored (the draft)");
