@@ -14,11 +14,7 @@
 
 require probe module
 topo_names ro$$
-cleanup() {
-	topo_down
-	params_restore
-}
-cleanup_trap cleanup
+cleanup_trap topo_restore
 topo_up || { echo "# topology setup failed"; exit 1; }
 check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 # a quarter of the packets skip a 3 ms delay: they overtake up to 3 ms of
