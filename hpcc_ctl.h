@@ -801,6 +801,9 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 			w0 = hpcc_ctl_first_w(p, &c, L, nhops, bdp, sent,
 					      tv->srtt_ns, tv->crowded);
 		hpcc_law_start(&s->law, &c, w0, tv->snd_nxt);
+		/* a cut of the law before fallback is not this law's */
+		s->loss_w = 0;
+		s->loss_wc = 0;
 		s->telemetry = true;
 		s->started = true;
 		s->cwnd_before = tv->cwnd;
@@ -952,6 +955,9 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 				w0 = step;
 		}
 		hpcc_law_start(&s->law, &c, w0, tv->snd_nxt);
+		/* a cut of the law before fallback is not this law's */
+		s->loss_w = 0;
+		s->loss_wc = 0;
 		s->telemetry = true;
 		s->started = true;
 		s->cwnd_before = tv->cwnd;

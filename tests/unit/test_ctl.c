@@ -308,6 +308,14 @@ static void test_bounds(void)
 	s.law.w = W(300000);
 	hpcc_ctl_loss_undo(&s, &b);
 	tap_ok(s.law.w == W(300000), "never below the W it has now");
+	hpcc_ctl_loss(&s, &b, 1000);
+	cwnd = 20;
+	hpcc_ctl_fallback(&s, &cwnd, &ssthresh);
+	L[0] = hop(3001000, 0, 0, 4000000000U);
+	hpcc_ctl_report(&s, &b, &v, L, 1, 55000, 4000);
+	wc = s.law.w;
+	tap_ok(!hpcc_ctl_loss_undo(&s, &b) && s.law.w == wc,
+	       "telemetry back after a fallback: no undo of the old law's cut");
 	s.law.w = W(175000);
 	s.law.wc = W(175000);
 	b.loss_beta = 1000;
