@@ -113,6 +113,10 @@ struct hpcc_ctl_params {
 					 * window (Rx-HPCC; wire version 2)
 					 */
 	uint32_t receiver_flows;	/* 1: W_ai's N from the response */
+	uint32_t fair_pull;		/* per mille of W above the receiver's
+					 * fair share given up per report on
+					 * a full path (hpcc_ctl_fair_pull())
+					 */
 	uint32_t path_share;		/* 1: a flow also runs the law on the
 					 * reports of the host's other flows
 					 * to its peer (hpcc_ctl_path_usable())
@@ -139,6 +143,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_FIRST_QMIN	0
 #define HPCC_DEF_PATH_SHARE	1
 #define HPCC_DEF_LOSS_UNDO	1
+#define HPCC_DEF_FAIR_PULL	0
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -154,6 +159,9 @@ struct hpcc_tcp_view {
 	uint64_t srtt_ns;		/* smoothed RTT; a default without one */
 	bool recovering;		/* in loss recovery (or CWR) */
 	bool crowded;			/* started in a crowd: hpcc_ctl_crowded() */
+	uint32_t flows;			/* the receiver's N in the response,
+					 * bounded (hpcc_ctl_n()); 0: none
+					 */
 };
 
 /* A flow's controller state; owned by its ACK path. */
@@ -220,6 +228,7 @@ struct hpcc_ctl {
 					 * (hpcc_ctl_fallback())
 					 */
 #define HPCC_EV_WINDOW		0x08	/* a receiver's window was applied */
+#define HPCC_EV_PULLED		0x10	/* fair_pull took W towards the share */
 
 /* ---- accepting a response ------------------------------------------------ */
 
@@ -320,12 +329,18 @@ static inline uint32_t hpcc_ctl_decode_flows(const void *p)
  */
 #define HPCC_FLOWS_MAX		100000
 
+/* The receiver's N, bounded (0: none) */
+static inline uint32_t hpcc_ctl_n(uint32_t n)
+{
+	return n < HPCC_FLOWS_MAX ? n : HPCC_FLOWS_MAX;
+}
+
 static inline uint32_t hpcc_ctl_flows(const struct hpcc_ctl_params *p,
 				      uint32_t n)
 {
 	if (!p->receiver_flows || !n)
 		return p->expected_flows;
-	return n < HPCC_FLOWS_MAX ? n : HPCC_FLOWS_MAX;
+	return hpcc_ctl_n(n);
 }
 
 /* ---- consuming a report -------------------------------------------------- */
@@ -752,6 +767,42 @@ static inline uint64_t hpcc_ctl_first_w(const struct hpcc_ctl_params *p,
 }
 
 /*
+ * fair_pull: the law's multiplicative steps keep every ratio between the
+ * flows' windows, and W_ai alone pulls them together, by one W_ai per
+ * report: 16 new flows beside a flow that already holds the link (an
+ * incast) share what it leaves, and it left them 55-65% of the link
+ * through their whole burst. With the receiver's N (a version 2
+ * response's; meaningful where the receiver's link is the bottleneck,
+ * whether or not receiver_flows sets W_ai by it), a flow whose W
+ * is above its share eta B T / N of a path at or above eta gives up
+ * fair_pull per mille of the excess per report, W and Wc alike; the
+ * freed room shows as U below eta to the other flows, whose law then
+ * takes it multiplicatively. Never below the share, never on a path
+ * below eta, nothing with one flow. One 64-bit division per report.
+ */
+static inline void hpcc_ctl_fair_pull(struct hpcc_ctl *s,
+				      const struct hpcc_ctl_params *p,
+				      const struct hpcc_law_cfg *c,
+				      uint64_t bdp, uint32_t flows)
+{
+	uint64_t fair;
+
+	if (!p->fair_pull || flows < 2 || s->law.u < c->eta)
+		return;
+	fair = hpcc_qdiv((bdp * c->eta) >> HPCC_U_SHIFT, flows, 0);
+	if (fair < c->w_min)
+		fair = c->w_min;
+	/* W, Wc <= HPCC_W_LIMIT = 2^40, fair_pull <= 1000: no wrap */
+	if (s->law.w > fair) {
+		s->law.w -= hpcc_qdiv((s->law.w - fair) * p->fair_pull, 1000, 0);
+		s->events |= HPCC_EV_PULLED;
+	}
+	if (s->law.wc > fair)
+		s->law.wc -= hpcc_qdiv((s->law.wc - fair) * p->fair_pull,
+				       1000, 0);
+}
+
+/*
  * NewAck on an accepted report of the probe that left at snd_nxt =
  * probe_seq. A flow without telemetry starts the law first: a new flow at
  * line rate as the draft says, unless the path already queues
@@ -811,6 +862,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	w_before = s->law.w;
 	hpcc_law_report(&s->law, &c, L, nhops, probe_seq, tv->snd_nxt);
 	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
+	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
 	s->last_report_ns = now;
 	s->windowed = false;
 	s->pacing_rate = hpcc_pacing_rate(s->law.w, t_ns, bmin);

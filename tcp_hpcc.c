@@ -244,6 +244,8 @@ HPCC_PARAM(rx_window, 0, 0, 1,
 	   "1: v2 probes ask the receiver for a window (Rx-HPCC)");
 HPCC_PARAM(receiver_flows, 0, 0, 1,
 	   "1: W_ai's N is the receiver's count from the response; 0: expected_flows");
+HPCC_PARAM(fair_pull, HPCC_DEF_FAIR_PULL, 0, 1000,
+	   "per mille of W above the receiver's fair share given up per report; 0: none");
 
 /*
  * The domain's MAC keys, as the routers' hpcc_mac_keys map holds them,
@@ -351,6 +353,7 @@ enum hpcc_stat {
 	HPCC_STAT_REPORTS_FLOWS,	/* the receiver's N used for W_ai */
 	HPCC_STAT_REPORTS_SHARED,	/* another flow's report used */
 	HPCC_STAT_LOSS_UNDONE,		/* a spurious loss's cut taken back */
+	HPCC_STAT_REPORTS_PULLED,	/* fair_pull: W towards the share */
 	HPCC_STAT_MAX
 };
 
@@ -363,7 +366,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"ReportsCapped", "ReportsGrowthHeld", "LossReductions",
 	"RejectMac", "RejectNoMac", "CompeteEntered", "ReportsWindow",
 	"RxWindows", "RxNoWindow", "RxBusy", "ReportsFlows",
-	"ReportsShared", "LossUndone",
+	"ReportsShared", "LossUndone", "ReportsPulled",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -491,6 +494,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->compete_ecn = READ_ONCE(hpcc_compete_ecn);
 	p->rx_window = READ_ONCE(hpcc_rx_window);
 	p->receiver_flows = READ_ONCE(hpcc_receiver_flows);
+	p->fair_pull = READ_ONCE(hpcc_fair_pull);
 	p->path_share = READ_ONCE(hpcc_path_share);
 }
 
@@ -506,6 +510,7 @@ static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
 	v->srtt_ns = hpcc_srtt_ns(tp);
 	v->recovering = inet_csk(sk)->icsk_ca_state >= TCP_CA_CWR;
 	v->crowded = false;
+	v->flows = 0;
 }
 
 /* For the lockless readers: after every change of the controller. */
@@ -1151,6 +1156,8 @@ static void hpcc_report_events(struct sock *sk, struct hpcc_flow *f)
 		hpcc_count(HPCC_STAT_REPORTS_CAPPED);
 	if (f->ctl.events & HPCC_EV_GROWTH_HELD)
 		hpcc_count(HPCC_STAT_REPORTS_GROWTH_HELD);
+	if (f->ctl.events & HPCC_EV_PULLED)
+		hpcc_count(HPCC_STAT_REPORTS_PULLED);
 	hpcc_publish(f);
 	if (f->ctl.events & HPCC_EV_COMPETE) {
 		hpcc_count(HPCC_STAT_COMPETE);
@@ -1187,8 +1194,9 @@ static bool hpcc_consume_report(struct sock *sk, struct hpcc_flow *f, u64 now)
 		v.crowded = hpcc_ctl_crowded(&f->ctl,
 					     atomic64_read(hpcc_last_start(sk)),
 					     v.srtt_ns);
+	v.flows = hpcc_ctl_n(flows);
 	if (p.receiver_flows && flows) {
-		p.expected_flows = hpcc_ctl_flows(&p, flows);
+		p.expected_flows = v.flows;
 		hpcc_count(HPCC_STAT_REPORTS_FLOWS);
 	}
 	if (window)

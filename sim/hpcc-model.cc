@@ -76,6 +76,7 @@ ModuleDefaults()
     p.qmin_span = HPCC_DEF_QMIN_SPAN;
     p.first_qmin = HPCC_DEF_FIRST_QMIN;
     p.path_share = HPCC_DEF_PATH_SHARE;
+    p.fair_pull = HPCC_DEF_FAIR_PULL;
     return p;
 }
 
@@ -116,7 +117,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"max_mbps", &p.max_mbps},
         {"max_growth", &p.max_growth},
         {"loss_beta", &p.loss_beta}, {"loss_undo", &p.loss_undo},
-        {"receiver_flows", &p.receiver_flows},
+        {"receiver_flows", &p.receiver_flows}, {"fair_pull", &p.fair_pull},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };
     auto t = tab.find(name);
     if (t == tab.end())
@@ -222,6 +223,7 @@ TcpHpcc::View(Ptr<TcpSocketState> tcb, struct hpcc_tcp_view* v) const
     v->srtt_ns = SrttNs();
     v->recovering = tcb->m_congState.Get() >= TcpSocketState::CA_CWR;
     v->crowded = false;
+    v->flows = 0;
 }
 
 int
@@ -339,6 +341,7 @@ TcpHpcc::ConsumeReport(Ptr<TcpSocketState> tcb, uint64_t now)
         v.crowded = hpcc_ctl_crowded(&m_ctl, m_net->m_lastStart, v.srtt_ns);
     /* the receiver's N for W_ai */
     p.expected_flows = hpcc_ctl_flows(&p, m_flows);
+    v.flows = hpcc_ctl_n(m_flows);
     if (hpcc_ctl_report(&m_ctl, &p, &v, m_report, m_nhops, m_seq, now))
     {
         HpccStats().reportsUsed++;

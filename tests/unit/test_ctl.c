@@ -914,6 +914,69 @@ static void test_rx(void)
 }
 
 /* Receiver-measured N: the receiver's count, the sender's use of it. */
+/* fair_pull: a flow above eta B T / N of a full path gives up a share of
+ * the excess per report; 1 Gbit/s, T 1 ms: B T 125000 B, 4 flows' share
+ * 29687 B.
+ */
+static void test_fair_pull(void)
+{
+	struct hpcc_ctl_params p = params;
+	struct hpcc_tcp_view v = flow_1ms;
+	struct hpcc_sample L[1];
+	struct hpcc_law_cfg c;
+	struct hpcc_ctl s, s0;
+	uint64_t fair, w;
+	int i, k = 0;
+
+	hpcc_ctl_law_cfg(&p, 1000, W(125000), 1000000, &c);
+	fair = hpcc_qdiv((W(125000) * c.eta) >> HPCC_U_SHIFT, 4, 0);
+	memset(&s, 0, sizeof(s));
+	s.law.w = W(100000);
+	s.law.wc = W(90000);
+	s.law.u = HPCC_U_ONE;
+	s0 = s;
+	hpcc_ctl_fair_pull(&s, &p, &c, W(125000), 4);
+	tap_ok(s.law.w == s0.law.w && s.law.wc == s0.law.wc,
+	       "fair_pull 0 (the draft): W untouched");
+	p.fair_pull = 250;
+	hpcc_ctl_fair_pull(&s, &p, &c, W(125000), 1);
+	tap_ok(s.law.w == s0.law.w, "one flow: no share to pull to");
+	s.law.u = c.eta - 1;
+	hpcc_ctl_fair_pull(&s, &p, &c, W(125000), 4);
+	tap_ok(s.law.w == s0.law.w, "a path below eta: nothing given up");
+	s.law.u = c.eta;
+	hpcc_ctl_fair_pull(&s, &p, &c, W(125000), 4);
+	tap_ok(s.law.w + 4 >= W(100000) - (W(100000) - fair) / 4 &&
+	       s.law.w <= W(100000) - (W(100000) - fair) / 4 + 4 &&
+	       s.law.wc + 4 >= W(90000) - (W(90000) - fair) / 4 &&
+	       s.law.wc <= W(90000) - (W(90000) - fair) / 4 + 4,
+	       "at eta: a quarter of W's and Wc's excess over the share given up");
+	for (i = 0; i < 40 && s.law.w > fair + W(300); i++, k++)
+		hpcc_ctl_fair_pull(&s, &p, &c, W(125000), 4);
+	tap_ok(k <= 20 && s.law.w >= fair,
+	       "within 300 B of the share in %d reports, never below it", k);
+	s.law.w = W(20000);
+	hpcc_ctl_fair_pull(&s, &p, &c, W(125000), 4);
+	tap_ok(s.law.w == W(20000), "a flow below its share keeps its W");
+
+	/* through a report: only with the receiver's N in the view */
+	memset(&s, 0, sizeof(s));
+	L[0] = hop(1000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
+	L[0] = hop(1001000, 125000, 20000, 1000);	/* U 1.16 */
+	s0 = s;
+	hpcc_ctl_report(&s0, &p, &v, L, 1, 45000, 2000);
+	v.flows = 16;
+	w = s0.law.w;
+	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000);
+	tap_ok(s.law.u >= c.eta && s.law.w < w && (s.events & HPCC_EV_PULLED) &&
+	       !(s0.events & HPCC_EV_PULLED) &&
+	       s.law.w >= hpcc_qdiv((W(125000) * c.eta) >> HPCC_U_SHIFT, 16, 0),
+	       "a report with the receiver's N 16 on a full path: W %llu < %llu, above the share",
+	       (unsigned long long)(s.law.w >> HPCC_W_SHIFT),
+	       (unsigned long long)(w >> HPCC_W_SHIFT));
+}
+
 static void test_flows(void)
 {
 	static struct hpcc_flowcount fc;
@@ -1079,6 +1142,7 @@ int main(void)
 	test_anon();
 	test_rx();
 	test_flows();
+	test_fair_pull();
 	test_path_share();
 	return tap_done();
 }
