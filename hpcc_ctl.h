@@ -725,6 +725,13 @@ static inline bool hpcc_ctl_crowded(const struct hpcc_ctl *s,
 		hpcc_crowd_near(last_ns, s->start_ns, srtt_ns));
 }
 
+/* Nothing for hpcc_ctl_loss_undo() to give back. */
+static inline void hpcc_ctl_forget_cut(struct hpcc_ctl *s)
+{
+	s->loss_w = 0;
+	s->loss_wc = 0;
+}
+
 /*
  * A new flow's first W: hpcc_law_first_w(), at most B T / first_share and
  * within first_bound times the bytes it has in flight; with first_crowd
@@ -853,8 +860,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 					      tv->srtt_ns, tv->crowded);
 		hpcc_law_start(&s->law, &c, w0, tv->snd_nxt);
 		/* a cut of the law before fallback is not this law's */
-		s->loss_w = 0;
-		s->loss_wc = 0;
+		hpcc_ctl_forget_cut(s);
 		s->telemetry = true;
 		s->started = true;
 		s->cwnd_before = tv->cwnd;
@@ -1008,8 +1014,7 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 		}
 		hpcc_law_start(&s->law, &c, w0, tv->snd_nxt);
 		/* a cut of the law before fallback is not this law's */
-		s->loss_w = 0;
-		s->loss_wc = 0;
+		hpcc_ctl_forget_cut(s);
 		s->telemetry = true;
 		s->started = true;
 		s->cwnd_before = tv->cwnd;
@@ -1095,8 +1100,7 @@ static inline bool hpcc_ctl_loss_undo(struct hpcc_ctl *s,
 		s->law.wc = hpcc_loss_restore(s->law.wc, s->loss_wc,
 					      p->loss_beta);
 	}
-	s->loss_w = 0;
-	s->loss_wc = 0;
+	hpcc_ctl_forget_cut(s);
 	return undone;
 }
 
