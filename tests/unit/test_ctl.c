@@ -958,6 +958,15 @@ static void test_fair_pull(void)
 	s.law.w = W(20000);
 	hpcc_ctl_fair_pull(&s, &p, &c, W(125000), 4);
 	tap_ok(s.law.w == W(20000), "a flow below its share keeps its W");
+	/* a forged N: W halves per report at most, never below one MSS */
+	s.law.w = W(100000);
+	hpcc_ctl_fair_pull(&s, &p, &c, W(125000), HPCC_FLOWS_MAX);
+	w = s.law.w;
+	for (i = 0; i < 100; i++)
+		hpcc_ctl_fair_pull(&s, &p, &c, W(125000), HPCC_FLOWS_MAX);
+	tap_ok(w >= W(100000) * 3 / 4 - W(1) && s.law.w >= c.w_min,
+	       "N forged to %u: a quarter of W per report, never below one MSS",
+	       HPCC_FLOWS_MAX);
 
 	/* through a report: only with the receiver's N in the view */
 	memset(&s, 0, sizeof(s));
