@@ -146,9 +146,12 @@ set -- $(run hpcc 5204)
 hpcc_gp=$1 hpcc_q=$2
 sent=$(($(hpcc_stat ProbesSent) - sent0))
 used=$(($(hpcc_stat ReportsUsed) - used0))
-set -- $(run cubic 5203)
-cubic_gp=$1 cubic_q=$2
-echo "# cubic: goodput $cubic_gp Mbit/s, mean backlog $cubic_q bytes"
+# cubic is only compared with (perf_check), which the debug kernel skips
+if [ "$WORK_DIV" -eq 1 ]; then
+	set -- $(run cubic 5203)
+	cubic_gp=$1 cubic_q=$2
+	echo "# cubic: goodput $cubic_gp Mbit/s, mean backlog $cubic_q bytes"
+fi
 echo "# hpcc:  goodput $hpcc_gp Mbit/s, mean backlog $hpcc_q bytes ($((hpcc_q * 100 / bdp))% of BDP)"
 # probe bytes on the wire: 14 + 20 + 20 + 272 per probe and per response
 echo "# hpcc probes sent $sent, reports used $used; probe+response bytes per data byte:" \
@@ -180,7 +183,7 @@ check "the law's pacing rate never above the bottleneck's B" \
 
 # --- a receiver without the reflector: intact stream, sender falls back
 ./probe/hpcc-probe -n $H2 host detach h2r2
-dd if=/dev/urandom of=/tmp/src bs=1M count=16 status=none
+dd if=/dev/urandom of=/tmp/src bs=1M count=$((WORK_DIV > 1 ? 2 : 16)) status=none
 lost0=$(hpcc_stat ProbesLost)
 $IP netns exec $H2 ./selftests/hpcc_xfer recv 5300 /tmp/dst &
 wait_port $H2 5300
