@@ -194,6 +194,10 @@ struct hpcc_ctl {
 	uint32_t ecn_delivered_ce;	/* delivered_ce when it began */
 	uint32_t ecn_last_ce;		/* delivered_ce at the last ACK */
 	uint64_t standing_q;		/* the queue then, U units */
+	uint64_t idle_ns;		/* an ACK left nothing in flight */
+	uint64_t restart_ns;		/* sent again after an RTT or more of
+					 * idle (hpcc_ctl_tx_start())
+					 */
 	uint64_t start_ns;		/* the first data left; 0: not yet */
 	uint64_t loss_w, loss_wc;	/* W, Wc before loss_beta's last cut;
 					 * 0: nothing to undo
@@ -209,6 +213,7 @@ struct hpcc_ctl {
 	bool awaiting;			/* the last probe is out, neither
 					 * answered nor counted lost
 					 */
+	bool idle;			/* nothing in flight since idle_ns */
 	bool competing;			/* loss-based beside a non-HPCC queue */
 	bool asking;			/* the last probe asked for a window */
 	bool window_refused;		/* asked, never answered: ask no more */
@@ -1134,10 +1139,13 @@ static inline void hpcc_ctl_fallback(struct hpcc_ctl *s, uint32_t *cwnd,
 /*
  * Telemetry has stopped: no report for telemetry_timeout RTTs (probes are
  * not retried faster than HPCC_PROBE_MIN_TIMEOUT_NS, so never sooner than
- * that many of those), and either no probe is out (held by the budget or
- * probe_limit, or idle) or HPCC_TELEMETRY_MISSES in a row brought nothing:
- * a probe lost here and there is not an outage. Signed: the report may
- * have been stamped with another CPU's clock.
+ * that many of those), and either HPCC_TELEMETRY_MISSES probes in a row
+ * brought nothing (a probe lost here and there is not an outage) or none
+ * was out while the flow sent (held by the budget or probe_limit). A flow
+ * with nothing in flight could not probe: its idle is not an outage, and
+ * after a restart (hpcc_ctl_tx_start()) the wait for a probe counts from
+ * the restart. Signed: the report may have been stamped with another
+ * CPU's clock.
  */
 static inline bool hpcc_ctl_telemetry_lost(const struct hpcc_ctl *s,
 					   const struct hpcc_ctl_params *p,
@@ -1145,11 +1153,46 @@ static inline bool hpcc_ctl_telemetry_lost(const struct hpcc_ctl *s,
 {
 	uint64_t rtt = srtt_ns > HPCC_PROBE_MIN_TIMEOUT_NS ?
 		       srtt_ns : HPCC_PROBE_MIN_TIMEOUT_NS;
+	int64_t limit = (int64_t)(p->telemetry_timeout * rtt);
 
-	return s->telemetry &&
-	       (int64_t)(now - s->last_report_ns) >
-	       (int64_t)(p->telemetry_timeout * rtt) &&
-	       (!s->awaiting || s->misses >= HPCC_TELEMETRY_MISSES);
+	if (!s->telemetry || (int64_t)(now - s->last_report_ns) <= limit)
+		return false;
+	if (s->misses >= HPCC_TELEMETRY_MISSES)
+		return true;
+	return !s->awaiting && !s->idle &&
+	       (int64_t)(now - s->restart_ns) > limit;
+}
+
+/* The end of an ACK's work: one that leaves nothing in flight starts an
+ * idle period, unless one has begun.
+ */
+static inline void hpcc_ctl_ack_done(struct hpcc_ctl *s, bool in_flight,
+				     uint64_t now)
+{
+	if (in_flight) {
+		s->idle = false;
+	} else if (!s->idle) {
+		s->idle = true;
+		s->idle_ns = now;
+	}
+}
+
+/*
+ * The flow sends with nothing in flight (the stack's CA_EVENT_TX_START).
+ * After an RTT or more of idle that is a restart: true, and the wait for
+ * a probe counts from now. Less (an ACK-clocked flow whose every ACK
+ * covers its flight) was no idle.
+ */
+static inline bool hpcc_ctl_tx_start(struct hpcc_ctl *s, uint64_t now,
+				     uint64_t srtt_ns)
+{
+	bool restart = s->idle &&
+		       (int64_t)(now - s->idle_ns) >= (int64_t)srtt_ns;
+
+	if (restart)
+		s->restart_ns = now;
+	s->idle = false;
+	return restart;
 }
 
 /* cwnd in segments from W: HPCC_CWND_GAIN * W, within [2, clamp]. */
@@ -1353,6 +1396,19 @@ static inline bool hpcc_ctl_probe_first(const struct hpcc_ctl *s,
 					const struct hpcc_ctl_params *p)
 {
 	return p->probe_first && !s->probed && !s->started;
+}
+
+/* probe_first, after idle: on a restart (hpcc_ctl_tx_start()) with a
+ * probe due, the probe leaves with the data, so that the restart's first
+ * ACKs bring a report rather than the one from before the idle.
+ */
+static inline bool hpcc_ctl_probe_restart(const struct hpcc_ctl *s,
+					  const struct hpcc_ctl_params *p,
+					  uint64_t now, uint64_t srtt_ns,
+					  uint32_t snd_nxt)
+{
+	return p->probe_first && s->telemetry &&
+	       hpcc_ctl_probe_due(s, p, now, srtt_ns, true, snd_nxt);
 }
 
 /* The outstanding probe is overdue: it counts as lost, once. */

@@ -1312,6 +1312,7 @@ static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 	else
 		hpcc_reno(sk, rs);
 	hpcc_maybe_probe(sk, f, rs, now);
+	hpcc_ctl_ack_done(&f->ctl, tcp_sk(sk)->packets_out, now);
 }
 
 /* A loss while competing with compete_ecn: Reno's half, not the cut for
@@ -1365,13 +1366,16 @@ static void hpcc_echo_ce(struct sock *sk, enum tcp_ca_event ev)
 		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
 }
 
-/* probe_first: the first probe with the first data (TX_START: the first
- * segment sent with nothing in flight, before it is queued).
+/* probe_first: a probe with the first data, and with the first data after
+ * idle once one is due (TX_START: a segment sent with nothing in flight,
+ * before it is queued; also every send of an ACK-clocked flow, which
+ * hpcc_ctl_tx_start() tells from a restart).
  */
 static void hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct hpcc_flow *f = ((struct hpcc_ca *)inet_csk_ca(sk))->flow;
 	struct hpcc_ctl_params p;
+	bool restart;
 	u64 now;
 
 	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE) {
@@ -1390,8 +1394,14 @@ static void hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		hpcc_ctl_start(&f->ctl, now,
 			       atomic64_xchg(hpcc_last_start(sk), now),
 			       hpcc_srtt_ns(tcp_sk(sk)));
+	restart = hpcc_ctl_tx_start(&f->ctl, now, hpcc_srtt_ns(tcp_sk(sk)));
 	hpcc_params(&p);
-	if (hpcc_ctl_probe_first(&f->ctl, &p))
+	/* a stashed report answered the last probe: the first ACK uses it */
+	if (hpcc_ctl_probe_first(&f->ctl, &p) ||
+	    (restart && !READ_ONCE(f->mb.pending) &&
+	     hpcc_ctl_probe_restart(&f->ctl, &p, now,
+				    hpcc_srtt_ns(tcp_sk(sk)),
+				    tcp_sk(sk)->snd_nxt)))
 		hpcc_send_probe(sk, f, now);
 }
 

@@ -21,12 +21,17 @@
 #    outstanding), at least the dropped ones are counted lost, the
 #    backoff never goes past its cap, and the flow leaves telemetry only
 #    after 3 probes in a row brought nothing.
+# 4. idle: a connection sends a file, idles 1 s (hundreds of RTTs), sends
+#    it again, idles and closes. Idle is not lost telemetry: neither the
+#    restart nor the FIN's ACK may count a TelemetryTimeout. With h2's
+#    reflector detached during the idle, the restart's probes go
+#    unanswered and telemetry ends once (bytes intact either way).
 . "$(dirname "$0")/lib.sh"
 BOTTLENECK_MBIT=${BOTTLENECK_MBIT:-50}
 . "$HERE/stress_lib.sh"
 . "$HERE/topo.sh"
 
-require probe hpcc_stress module
+require probe hpcc_stress hpcc_xfer module
 
 topo_names f$$
 tmp=/tmp/faults.$$
@@ -249,4 +254,48 @@ sink=
 echo "# $(cat $tmp/sink)"
 check "the receiver saw every stream byte-exact" \
 	sh -c "grep -q 'streams=$nstream .* bad=0 errors=0 ' $tmp/sink"
+
+# --- 4. idle
+dd if=/dev/urandom of=$tmp/src bs=256k count=8 status=none
+cat $tmp/src $tmp/src >$tmp/src2
+# first_copy_in: the receiver has the first copy
+first_copy_in() {
+	[ "$(stat -c %s $tmp/dst 2>/dev/null || echo 0)" -ge \
+		"$(stat -c %s $tmp/src)" ]
+}
+# idle_xfer PORT [ACTION]: src, 1 s idle, src again, 1 s idle, FIN; ACTION
+# runs as soon as the first copy has arrived (in the idle, on any
+# kernel). Sets timeouts, and after (reports used from the first idle
+# on); fails unless both copies arrived intact.
+idle_xfer() {
+	local t0 u0 pids
+	t0=$(hpcc_stat TelemetryTimeouts) u0=$(hpcc_stat ReportsUsed)
+	rm -f $tmp/dst $tmp/used1
+	$IP netns exec $H2 "$HERE/hpcc_xfer" recv "$1" $tmp/dst &
+	pids=$!
+	wait_port $H2 "$1"
+	(
+		poll 60 first_copy_in || exit 1
+		hpcc_stat ReportsUsed >$tmp/used1
+		${2:-true}
+	) &
+	pids="$pids $!"
+	echo "# $($IP netns exec $H1 timeout $(scaled 120) "$HERE/hpcc_xfer" \
+		send 10.1.3.1 "$1" $tmp/src hpcc 1000)"
+	wait $pids
+	timeouts=$(($(hpcc_stat TelemetryTimeouts) - t0))
+	after=$(($(hpcc_stat ReportsUsed) - $(cat $tmp/used1 || echo "$u0")))
+	echo "# $after reports used after the first copy, $timeouts telemetry timeouts"
+	[ "$(sha $tmp/src2)" = "$(sha $tmp/dst)" ]
+}
+detach_h2() {
+	./probe/hpcc-probe -n $H2 host detach h2r2 >/dev/null
+}
+check "idling connection: both copies arrived intact" idle_xfer 7410
+check "idle is not a telemetry timeout ($timeouts); the restart ran on reports ($after)" \
+	test "$timeouts" -eq 0 -a "$after" -ge 5
+check "reflector gone during the idle: both copies arrived intact" \
+	idle_xfer 7411 detach_h2
+check "reflector gone during the idle: telemetry timed out once ($timeouts)" \
+	test "$timeouts" -eq 1
 tap_done

@@ -2,13 +2,18 @@
 /*
  * Byte-exact TCP transfer for the selftests:
  *   hpcc_xfer recv PORT FILE          accept one connection, write it to FILE
- *   hpcc_xfer send ADDR PORT FILE [CC] send FILE, optionally with
+ *   hpcc_xfer send ADDR PORT FILE [CC [IDLE_MS]]
+ *                                     send FILE, optionally with
  *                                     TCP_CONGESTION=CC; prints the
  *                                     congestion control in use and
  *                                     the hpcc TCP_CC_INFO at the end.
+ *                                     With IDLE_MS: FILE, IDLE_MS idle,
+ *                                     FILE again, IDLE_MS idle, then the
+ *                                     FIN (a connection that idles).
  * ADDR may be IPv4 or IPv6.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/inet_diag.h>
 #include <netinet/in.h>
@@ -65,8 +70,16 @@ static int do_recv(const char *port, const char *file)
 	return 0;
 }
 
+static void idle(long ms)
+{
+	struct timespec t = { ms / 1000, ms % 1000 * 1000000 };
+
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+}
+
 static int do_send(const char *addr, const char *port, const char *file,
-		   const char *cc)
+		   const char *cc, long idle_ms)
 {
 	union {
 		struct sockaddr sa;
@@ -111,8 +124,18 @@ static int do_send(const char *addr, const char *port, const char *file,
 		return 1;
 	}
 	size = lseek(in, 0, SEEK_CUR);
+	if (idle_ms > 0) {
+		idle(idle_ms);
+		if (lseek(in, 0, SEEK_SET) || copy(in, fd)) {
+			perror("hpcc_xfer: send after idle");
+			return 1;
+		}
+		size *= 2;
+	}
 	len = sizeof(info);
 	getsockopt(fd, IPPROTO_TCP, TCP_CC_INFO, &info, &len);
+	if (idle_ms > 0)
+		idle(idle_ms);
 	shutdown(fd, SHUT_WR);
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
@@ -128,9 +151,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "recv"))
 		return do_recv(argv[2], argv[3]);
-	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "send"))
+	if (argc >= 5 && argc <= 7 && !strcmp(argv[1], "send"))
 		return do_send(argv[2], argv[3], argv[4],
-			       argc == 6 ? argv[5] : NULL);
-	fprintf(stderr, "usage: hpcc_xfer recv PORT FILE | send ADDR PORT FILE [CC]\n");
+			       argc >= 6 ? argv[5] : NULL,
+			       argc == 7 ? atol(argv[6]) : 0);
+	fprintf(stderr, "usage: hpcc_xfer recv PORT FILE | send ADDR PORT FILE [CC [IDLE_MS]]\n");
 	return 2;
 }

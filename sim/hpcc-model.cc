@@ -418,6 +418,7 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
         Reno(tcb, rs);
     }
     MaybeProbe(tcb, rs, now);
+    hpcc_ctl_ack_done(&m_ctl, tcb->m_bytesInFlight > 0, now);
 }
 
 /* hpcc_maybe_probe() and hpcc_build_probe() */
@@ -433,7 +434,7 @@ TcpHpcc::MaybeProbe(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs
     SendProbe(tcb, now);
 }
 
-/* CA_EVENT_TX_START: probe_first's probe with the first data */
+/* CA_EVENT_TX_START: probe_first's probe with the first data, and after idle */
 void
 TcpHpcc::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev)
 {
@@ -447,7 +448,12 @@ TcpHpcc::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t e
         hpcc_ctl_start(&m_ctl, now, m_net->m_lastStart, SrttNs());
         m_net->m_lastStart = now;
     }
-    if (hpcc_ctl_probe_first(&m_ctl, &m_params))
+    bool restart = hpcc_ctl_tx_start(&m_ctl, now, SrttNs());
+
+    if (hpcc_ctl_probe_first(&m_ctl, &m_params) ||
+        (restart && !m_pending &&
+         hpcc_ctl_probe_restart(&m_ctl, &m_params, now, SrttNs(),
+                                tcb->m_highTxMark.Get().GetValue())))
         SendProbe(tcb, now);
 }
 

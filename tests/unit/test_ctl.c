@@ -153,6 +153,63 @@ static void test_report(void)
 				       1200000),
 	       "no probe out (held back) at the deadline: telemetry lost");
 
+	/* idle: nothing in flight, so no probe could go. From a fresh start:
+	 * telemetry at 1000, RTT 1.2 ms, deadline 8 RTTs.
+	 */
+	{
+		struct hpcc_ctl_params first = params;
+		struct hpcc_ctl f, g;
+		uint64_t rtt = 1200000, late = 1000 + 100 * rtt;
+
+		first.probe_first = 1;
+		memset(&f, 0, sizeof(f));
+		L[0] = hop(1000, 0, 0, 1000);
+		hpcc_ctl_report(&f, &params, &v, L, 1, 40000, 1000);
+		hpcc_ctl_ack_done(&f, false, 2000);
+		g = f;
+		tap_ok(f.telemetry && !f.awaiting &&
+		       !hpcc_ctl_telemetry_lost(&f, &params, late, rtt),
+		       "idle 100 RTTs, last probe answered: not lost");
+		tap_ok(hpcc_ctl_tx_start(&f, late, rtt) && !f.idle &&
+		       f.restart_ns == late &&
+		       hpcc_ctl_probe_restart(&f, &first, late, rtt, 0) &&
+		       !hpcc_ctl_probe_restart(&f, &params, late, rtt, 0),
+		       "sending again: a restart, with a probe (probe_first only)");
+		/* the restart's probes held back (probe_limit) */
+		hpcc_ctl_probe_held(&f, late, rtt);
+		hpcc_ctl_ack_done(&f, true, late + rtt);
+		tap_ok(!hpcc_ctl_telemetry_lost(&f, &params, late + 8 * rtt,
+						rtt) &&
+		       hpcc_ctl_telemetry_lost(&f, &params, late + 8 * rtt + 1,
+					       rtt),
+		       "no probe out after the restart: lost 8 RTTs after it, not before");
+		/* the restart's probes sent and lost */
+		f = g;
+		hpcc_ctl_tx_start(&f, late, rtt);
+		hpcc_ctl_probe_sent(&f, late, rtt, 0);
+		hpcc_ctl_probe_lost(&f);
+		hpcc_ctl_probe_sent(&f, late + 3 * rtt, rtt, 0);
+		hpcc_ctl_probe_lost(&f);
+		hpcc_ctl_probe_sent(&f, late + 6 * rtt, rtt, 0);
+		hpcc_ctl_ack_done(&f, false, late + 7 * rtt);
+		tap_ok(!hpcc_ctl_telemetry_lost(&f, &params, late + 8 * rtt,
+						rtt),
+		       "two restart probes lost, a third out: not lost");
+		hpcc_ctl_probe_lost(&f);
+		tap_ok(hpcc_ctl_telemetry_lost(&f, &params, late + 9 * rtt, rtt),
+		       "the third lost too: lost, idle or not");
+		/* an ACK-clocked flow: its pipe empties for less than an RTT */
+		f = g;
+		tap_ok(!hpcc_ctl_tx_start(&f, 2000 + rtt / 4, rtt) &&
+		       !f.idle && !f.restart_ns &&
+		       hpcc_ctl_telemetry_lost(&f, &params, late, rtt),
+		       "a gap under an RTT is no idle: no probe out past the deadline, lost");
+		f = g;
+		f.telemetry = false;
+		tap_ok(!hpcc_ctl_probe_restart(&f, &first, late, rtt, 0),
+		       "no restart probe without telemetry");
+	}
+
 	/* the fallback after three lost probes: the backoff starts from it */
 	{
 		struct hpcc_ctl f = s;
