@@ -158,8 +158,12 @@ check "ecn: alone, CE never turns hpcc loss-based" test "$c1" -eq "$c0"
 # --- 4. beside dctcp
 # beside PORT FILE: hpcc's transfer of FILE while dctcp sends beside it;
 # the change in CompeteEntered
+red_marked() {
+	$TC -n $R2 -s qdisc show dev r2h2 | sed -n 's/^ *marked \([0-9]*\).*/\1/p' |
+		head -n1
+}
 beside() {
-	local c0 c1 lp=$(($1 + 100))
+	local c0 c1 m0 lp=$(($1 + 100))
 	# dctcp's receiver: hpcc's, which echoes as dctcp's (a netns may
 	# not make dctcp its default)
 	$IP netns exec $H2 sysctl -qw net.ipv4.tcp_congestion_control=hpcc
@@ -169,10 +173,12 @@ beside() {
 		>/dev/null 2>&1 &
 	bgpid=$!
 	sleep 1
-	c0=$(hpcc_stat CompeteEntered)
+	c0=$(hpcc_stat CompeteEntered) m0=$(red_marked)
 	xfer $1 hpcc hpcc $2 >&2 || echo "# bytes differ" >&2
 	c1=$(hpcc_stat CompeteEntered)
-	echo "# RED (K $K B): $($TC -n $R2 -s qdisc show dev r2h2 | sed -n 's/^ *marked/marked/p')" >&2
+	marked=$(($(red_marked) - m0))
+	echo "$marked" >$tmp/marked
+	echo "# RED (K $K B): $marked marked during the transfer" >&2
 	kill $bgpid 2>/dev/null
 	wait $bgpid 2>/dev/null
 	bgpid=
@@ -187,6 +193,16 @@ beside() {
 # path on the debug kernel.
 n=$(beside 5206 $src16)
 echo "# beside dctcp, compete_ecn 1: CompeteEntered +$n"
+# The mode needs CE in every report for compete_rtts: a standing queue
+# above K. Beside a second emulator, dctcp's sender once held none (RED
+# marked 306 packets in 16 MB; 447 in another such run, 704-2090 where
+# hpcc entered): the precondition missed, not the mode. Once more then,
+# and the assertion on that run.
+if [ "$n" -eq 0 ] && [ "$(cat $tmp/marked)" -lt 700 ]; then
+	echo "# $(cat $tmp/marked) marks: no standing queue above K; once more"
+	n=$(beside 5208 $src16)
+	echo "# beside dctcp, compete_ecn 1, again: CompeteEntered +$n"
+fi
 perf_check "ecn: beside dctcp, CE in every report turns hpcc loss-based" \
 	test "$n" -ge 1
 params_set compete_ecn=0
