@@ -539,6 +539,12 @@ static inline uint64_t hpcc_ctl_share(const struct hpcc_law_cfg *c,
  */
 #define HPCC_COMPETE_ECN_QUEUE_SHIFT	6
 
+/* A report stands on CE when CE came since it or the three before: a flow
+ * at w_min beside dctcp sends a few packets a report, and RED marks one
+ * now and then (two reports left it at w_min for 1.7 s in the model)
+ */
+#define HPCC_COMPETE_ECN_REPORTS	4
+
 /* Every ACK: the counts after it; once per round (snd_una past the round's
  * snd_nxt) alpha's step. One 32-bit division per round.
  */
@@ -624,7 +630,8 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 	}
 	thresh = hpcc_qdiv(p->compete_queue, 1000, HPCC_U_SHIFT);
 	q = hpcc_ctl_queue_u(c, L, nhops);
-	s->ecn_reports = (s->ecn_reports << 1 | s->ecn_marked) & 3;
+	s->ecn_reports = (s->ecn_reports << 1 | s->ecn_marked) &
+			 ((1U << HPCC_COMPETE_ECN_REPORTS) - 1);
 	s->ecn_marked = false;
 	marked = p->compete_ecn && s->ecn_reports &&
 		 q >= thresh >> HPCC_COMPETE_ECN_QUEUE_SHIFT;

@@ -721,13 +721,22 @@ static void test_compete_ecn(void)
 	tap_ok(!fired && !hpcc_ctl_ecn_ssthresh(&s, &p, 100),
 	       "compete_ecn 0: CE does not fire");
 	p.compete_ecn = 1;
+	p.compete_rtts = 10;
 	memset(&s, 0, sizeof(s));
-	for (i = 0, fired = 0; i < 20; i++) {
-		s.ecn_marked = i % 4 < 2;
+	for (i = 0, fired = 0; i < 30; i++) {
+		s.ecn_marked = i % 5 == 0;
 		fired |= compete_report(&s, &p, &v, &t, &tx, 30000, ms);
 	}
 	tap_ok(!fired && s.telemetry,
-	       "compete_ecn: two reports in a row without CE restart the count");
+	       "compete_ecn: four reports in a row without CE restart the count");
+	memset(&s, 0, sizeof(s));
+	for (i = 0, fired = 0; i < 30; i++) {
+		s.ecn_marked = i % 4 == 0;
+		fired |= compete_report(&s, &p, &v, &t, &tx, 30000, ms);
+	}
+	tap_ok(fired,
+	       "compete_ecn: CE in one report of four (a flow at w_min) keeps the count");
+	p.compete_rtts = 3;
 	memset(&s, 0, sizeof(s));
 	for (i = 0, fired = 0; i < 5; i++) {
 		s.ecn_marked = i != 2;
