@@ -1143,33 +1143,6 @@ static inline void hpcc_ctl_fallback(struct hpcc_ctl *s, uint32_t *cwnd,
 
 /* ---- fallback and output ------------------------------------------------- */
 
-/*
- * Telemetry has stopped: no report for telemetry_timeout RTTs (probes are
- * not retried faster than HPCC_PROBE_MIN_TIMEOUT_NS, so never sooner than
- * that many of those), and either HPCC_TELEMETRY_MISSES probes in a row
- * brought nothing (a probe lost here and there is not an outage) or none
- * was out while the flow sent (held by the budget or probe_limit). A flow
- * with nothing in flight could not probe: its idle is not an outage, and
- * after a restart (hpcc_ctl_tx_start()) the wait for a probe counts from
- * the restart. Signed: the report may have been stamped with another
- * CPU's clock.
- */
-static inline bool hpcc_ctl_telemetry_lost(const struct hpcc_ctl *s,
-					   const struct hpcc_ctl_params *p,
-					   uint64_t now, uint64_t srtt_ns)
-{
-	uint64_t rtt = srtt_ns > HPCC_PROBE_MIN_TIMEOUT_NS ?
-		       srtt_ns : HPCC_PROBE_MIN_TIMEOUT_NS;
-	int64_t limit = (int64_t)(p->telemetry_timeout * rtt);
-
-	if (!s->telemetry || (int64_t)(now - s->last_report_ns) <= limit)
-		return false;
-	if (s->misses >= HPCC_TELEMETRY_MISSES)
-		return true;
-	return !s->awaiting && !s->idle &&
-	       (int64_t)(now - s->restart_ns) > limit;
-}
-
 /* The end of an ACK's work: one that leaves nothing in flight starts an
  * idle period, unless one has begun.
  */
@@ -1393,6 +1366,39 @@ static inline bool hpcc_ctl_probe_due(const struct hpcc_ctl *s,
 {
 	return sending && (int64_t)(now - s->next_probe_ns) >= 0 &&
 	       hpcc_ctl_probe_affordable(s, p, now, srtt_ns, snd_nxt);
+}
+
+/*
+ * Telemetry has stopped: no report for telemetry_timeout RTTs (probes are
+ * not retried faster than HPCC_PROBE_MIN_TIMEOUT_NS, so never sooner than
+ * that many of those), and either HPCC_TELEMETRY_MISSES probes in a row
+ * brought nothing (a probe lost here and there is not an outage) or none
+ * was out while the flow sent and none may go on this ACK (held by
+ * probe_limit, or its send failed). A probe that may go now is no
+ * outage: probe_cost holds one until telemetry_timeout - 2 RTTs after the
+ * last report, and the ACK that sends it can come after the deadline
+ * (ACKs a stall apart, or srtt shorter than when the hold began). A flow
+ * with nothing in flight could not probe: its idle is not an outage, and
+ * after a restart (hpcc_ctl_tx_start()) the wait for a probe counts from
+ * the restart. Signed: the report may have been stamped with another
+ * CPU's clock.
+ */
+static inline bool hpcc_ctl_telemetry_lost(const struct hpcc_ctl *s,
+					   const struct hpcc_ctl_params *p,
+					   uint64_t now, uint64_t srtt_ns,
+					   uint32_t snd_nxt)
+{
+	uint64_t rtt = srtt_ns > HPCC_PROBE_MIN_TIMEOUT_NS ?
+		       srtt_ns : HPCC_PROBE_MIN_TIMEOUT_NS;
+	int64_t limit = (int64_t)(p->telemetry_timeout * rtt);
+
+	if (!s->telemetry || (int64_t)(now - s->last_report_ns) <= limit)
+		return false;
+	if (s->misses >= HPCC_TELEMETRY_MISSES)
+		return true;
+	return !s->awaiting && !s->idle &&
+	       (int64_t)(now - s->restart_ns) > limit &&
+	       !hpcc_ctl_probe_due(s, p, now, srtt_ns, true, snd_nxt);
 }
 
 /* probe_first: the first probe leaves with the flow's first data (the

@@ -1302,8 +1302,8 @@ static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 	if (!hpcc_consume_report(sk, f, now) && READ_ONCE(hpcc_path_share))
 		hpcc_share_report(sk, f, now);
 	hpcc_params(&p);
-	if (hpcc_ctl_telemetry_lost(&f->ctl, &p, now,
-				    hpcc_srtt_ns(tcp_sk(sk)))) {
+	if (hpcc_ctl_telemetry_lost(&f->ctl, &p, now, hpcc_srtt_ns(tcp_sk(sk)),
+				    tcp_sk(sk)->snd_nxt)) {
 		hpcc_count(HPCC_STAT_TELEMETRY_TIMEOUTS);
 		hpcc_leave_telemetry(sk, f);
 	}

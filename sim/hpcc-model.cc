@@ -403,7 +403,8 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
                      delivered, m_deliveredCe);
     if (!ConsumeReport(tcb, now) && m_params.path_share)
         ShareReport(tcb, now);
-    if (hpcc_ctl_telemetry_lost(&m_ctl, &m_params, now, SrttNs()))
+    if (hpcc_ctl_telemetry_lost(&m_ctl, &m_params, now, SrttNs(),
+                                tcb->m_highTxMark.Get().GetValue()))
     {
         HpccStats().telemetryTimeouts++;
         Fallback(tcb);
