@@ -19,18 +19,20 @@ check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 $IP netns exec $H2 iperf3 -s -D -p 5212
 wait_port $H2 5212
 
-# run WIRE PULL SECONDS: eight flows; sets pulled, used, timeouts
+# run WIRE PULL SECONDS: eight flows; sets pulled, used, timeouts (lost
+# and held probes too: a timeout's rule is one of those or a stall)
 run() {
-	local p0 u0 t0
+	local p0 u0 t0 l0 h0
 	params_set wire_version=$1 fair_pull=$2 mac_key_id=0 mac_required=0
 	p0=$(hpcc_stat ReportsPulled) u0=$(hpcc_stat ReportsUsed)
-	t0=$(hpcc_stat TelemetryTimeouts)
+	t0=$(hpcc_stat TelemetryTimeouts) l0=$(hpcc_stat ProbesLost)
+	h0=$(hpcc_stat ProbesLimited)
 	$IP netns exec $H1 iperf3 -c 10.1.3.1 -p 5212 -t $3 -P 8 -C hpcc \
 		>/dev/null 2>&1
 	pulled=$(($(hpcc_stat ReportsPulled) - p0))
 	used=$(($(hpcc_stat ReportsUsed) - u0))
 	timeouts=$(($(hpcc_stat TelemetryTimeouts) - t0))
-	echo "# wire_version $1 fair_pull $2: $used reports used, $pulled pulled, $timeouts telemetry timeouts"
+	echo "# wire_version $1 fair_pull $2: $used reports used, $pulled pulled, $timeouts telemetry timeouts ($(($(hpcc_stat ProbesLost) - l0)) probes lost, $(($(hpcc_stat ProbesLimited) - h0)) held)"
 }
 
 run 2 0 4
