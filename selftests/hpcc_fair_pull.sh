@@ -19,10 +19,10 @@ check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 $IP netns exec $H2 iperf3 -s -D -p 5212
 wait_port $H2 5212
 
-# run WIRE PULL SECONDS: eight flows; sets pulled, used, timeouts (lost
-# and held probes too: a timeout's rule is one of those or a stall)
+# run WIRE PULL SECONDS: eight flows; sets pulled, used, timeouts, and
+# lost and held probes (the counts a timeout's rules read)
 run() {
-	local p0 u0 t0 l0 h0
+	local p0 u0 t0 l0 h0 lost held
 	params_set wire_version=$1 fair_pull=$2 mac_key_id=0 mac_required=0
 	p0=$(hpcc_stat ReportsPulled) u0=$(hpcc_stat ReportsUsed)
 	t0=$(hpcc_stat TelemetryTimeouts) l0=$(hpcc_stat ProbesLost)
@@ -32,7 +32,9 @@ run() {
 	pulled=$(($(hpcc_stat ReportsPulled) - p0))
 	used=$(($(hpcc_stat ReportsUsed) - u0))
 	timeouts=$(($(hpcc_stat TelemetryTimeouts) - t0))
-	echo "# wire_version $1 fair_pull $2: $used reports used, $pulled pulled, $timeouts telemetry timeouts ($(($(hpcc_stat ProbesLost) - l0)) probes lost, $(($(hpcc_stat ProbesLimited) - h0)) held)"
+	lost=$(($(hpcc_stat ProbesLost) - l0))
+	held=$(($(hpcc_stat ProbesLimited) - h0))
+	echo "# wire_version $1 fair_pull $2: $used reports used, $pulled pulled, $timeouts telemetry timeouts ($lost probes lost, $held held)"
 }
 
 run 2 0 4

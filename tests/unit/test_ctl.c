@@ -535,7 +535,8 @@ static void test_probe_cost(void)
 	       "probe_cost: never later than telemetry_timeout - 2 RTTs");
 	/* the hold ends between two ACKs and the second comes past the
 	 * deadline (a stall), or srtt has fallen since: the probe goes on
-	 * that ACK, so telemetry is not lost (CI on d224c7d lost a flow so)
+	 * that ACK, so telemetry is not lost (the one rule that could have
+	 * failed d224c7d's CI: no probe there was lost or held)
 	 */
 	s.awaiting = false;
 	tap_ok(!hpcc_ctl_probe_due(&s, &p, 9 + 6 * 1000000, 1000000, true, 1001) &&
