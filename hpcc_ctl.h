@@ -202,6 +202,9 @@ struct hpcc_ctl {
 	uint64_t loss_w, loss_wc;	/* W, Wc before loss_beta's last cut;
 					 * 0: nothing to undo
 					 */
+	uint64_t w_max;			/* the law's w_max on the path of the
+					 * last report used; the undo's cap
+					 */
 	uint32_t ecn_reports;		/* CE in each of the last reports,
 					 * a bit each, the newest lowest
 					 */
@@ -881,6 +884,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	hpcc_law_report(&s->law, &c, L, nhops, probe_seq, tv->snd_nxt);
 	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
 	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
+	s->w_max = c.w_max;
 	s->last_report_ns = now;
 	s->windowed = false;
 	s->pacing_rate = hpcc_pacing_rate(s->law.w, t_ns, bmin);
@@ -1039,6 +1043,7 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 	}
 	s->law.u = win->u;
 	s->law.nhops = 0;
+	s->w_max = c.w_max;
 	s->events |= HPCC_EV_WINDOW;
 	s->windowed = true;
 	s->last_report_ns = now;
@@ -1079,14 +1084,18 @@ static inline void hpcc_ctl_loss(struct hpcc_ctl *s,
 		s->law.wc = w_min;
 }
 
-/* @now over loss_beta, but never below @now nor above @before */
+/* @now over loss_beta, but never below @now nor above @before or the
+ * law's @w_max (0: none) for the path of the last report
+ */
 static inline uint64_t hpcc_loss_restore(uint64_t now, uint64_t before,
-					 uint32_t loss_beta)
+					 uint32_t loss_beta, uint64_t w_max)
 {
 	uint64_t w = hpcc_qdiv(now * 1000, loss_beta, 0);
 
 	if (w > before)
 		w = before;
+	if (w_max && w > w_max)
+		w = w_max;
 	return w > now ? w : now;
 }
 
@@ -1096,7 +1105,8 @@ static inline uint64_t hpcc_loss_restore(uint64_t now, uint64_t before,
  * and TCP takes back its own cwnd reduction (tcp_undo_cwnd_reduction()).
  * The law takes back loss_beta's cut the same way: W and Wc over
  * loss_beta, so that reports used since keep their effect, and never
- * above what the cut began with. Without it a flow that reordering cut to
+ * above what the cut began with nor above the last report's w_max (a
+ * report since, on a smaller path, bounded W there). Without it a flow that reordering cut to
  * a few packets stays there until its reports regrow it (a 64 KB incast
  * flow at one MSS per RTT: 45 RTTs). Returns true if W was given back.
  */
@@ -1108,9 +1118,9 @@ static inline bool hpcc_ctl_loss_undo(struct hpcc_ctl *s,
 
 	if (undone) {
 		s->law.w = hpcc_loss_restore(s->law.w, s->loss_w,
-					     p->loss_beta);
+					     p->loss_beta, s->w_max);
 		s->law.wc = hpcc_loss_restore(s->law.wc, s->loss_wc,
-					      p->loss_beta);
+					      p->loss_beta, s->w_max);
 	}
 	hpcc_ctl_forget_cut(s);
 	return undone;

@@ -335,6 +335,8 @@ static void test_bounds(void)
 	       "capacity capped at max_capacity: W = 1 Gbit/s x T, R = 1 Gbit/s");
 	tap_ok(s.law.prev[0].rate_mbps == 1000,
 	       "the law keeps the capped capacity as the hop's");
+	tap_ok(s.w_max == W(500000),
+	       "the report keeps the path's w_max (4 B T) for loss_undo");
 
 	/* then "nothing sent": U = 0 asks for W = 4 BDP; at most x2 */
 	L[0] = hop(1001000, 0, 0, 4000000000U);
@@ -377,6 +379,13 @@ static void test_bounds(void)
 	s.law.w = W(300000);
 	hpcc_ctl_loss_undo(&s, &b);
 	tap_ok(s.law.w == W(300000), "never below the W it has now");
+	s.law.w = W(250000);
+	hpcc_ctl_loss(&s, &b, 1000);
+	s.w_max = W(200000);	/* a report since, on a smaller path */
+	hpcc_ctl_loss_undo(&s, &b);
+	tap_ok(s.law.w == W(200000),
+	       "never above the last report's w_max (175000 / 0.7 > 200000)");
+	s.w_max = W(500000);
 	hpcc_ctl_loss(&s, &b, 1000);
 	cwnd = 20;
 	hpcc_ctl_fallback(&s, &cwnd, &ssthresh);
