@@ -10,7 +10,8 @@
  *       big-endian size S: read S bytes (S = ~0: until EOF), answer 1 byte,
  *       then wait for the peer to close
  *   fctgen client -d ADDR[,ADDR...] [-p PORT] [-C CC] [--t0 T0] [--tag TAG]
- *          [--seed N] [--drain SEC] [--samples FILE] [--sample-ms MS] MODE
+ *          [--seed N] [--drain SEC] [--samples FILE] [--sample-ms MS]
+ *          [--max-rate MBIT] MODE
  *     MODE, one of:
  *       --long DUR [--at S]       one flow that sends from T0+S for DUR s;
  *                                 TCP_INFO samples every MS (default 100)
@@ -25,7 +26,9 @@
  *                                 MBIT link per destination, each flow to a
  *                                 random destination (seeded)
  *     Every flow is a new connection using congestion control CC
- *     (setsockopt TCP_CONGESTION), TCP_NODELAY. A flow's FCT runs from just
+ *     (setsockopt TCP_CONGESTION), TCP_NODELAY and, with --max-rate,
+ *     SO_MAX_PACING_RATE (the stack paces the flow at MBIT at most: the
+ *     bench's "paced" reference). A flow's FCT runs from just
  *     before connect() to the arrival of the server's 1-byte answer.
  *     Flows still running DRAIN s (default 10) after the last start are
  *     reported unfinished. At the end, one CSV row per flow on stdout:
@@ -125,6 +128,7 @@ struct flow {
 };
 
 static const char *cc_name;
+static uint64_t max_rate;	/* SO_MAX_PACING_RATE, bytes/s; 0: none */
 static int port = 5000;
 static double t0;
 static const char *tag = "flow";
@@ -150,6 +154,12 @@ static int connect_to(const char *dst)
 		return -2;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (max_rate && setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE,
+				   &max_rate, sizeof(max_rate))) {
+		perror("fctgen: SO_MAX_PACING_RATE");
+		close(fd);
+		return -3;
+	}
 	if (connect(fd, (void *)&a, sizeof(a))) {
 		close(fd);
 		return -1;
@@ -257,7 +267,7 @@ static void *run_flow(void *arg)
 	f->t_start = now();
 	fd = connect_to(f->dst);
 	if (fd < 0) {
-		f->status = fd == -2 ? "cc" : "connect";
+		f->status = fd == -2 ? "cc" : fd == -3 ? "pacing" : "connect";
 		return NULL;
 	}
 	be64_put(hdr, f->size);
@@ -318,6 +328,10 @@ static void parse_client(int argc, char **argv, struct client_opts *o)
 			port = atoi(v);
 		} else if (!strcmp(k, "-C")) {
 			cc_name = v;
+		} else if (!strcmp(k, "--max-rate")) {
+			if (atof(v) <= 0)
+				die("--max-rate needs a rate in Mbit/s above 0");
+			max_rate = (uint64_t)(atof(v) * 1e6 / 8);
 		} else if (!strcmp(k, "--t0")) {
 			t0 = atof(v);
 		} else if (!strcmp(k, "--tag")) {
