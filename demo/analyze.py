@@ -77,7 +77,7 @@ SMALL = 100e3          # "short flows" of the targets: < 100 KB
 MSS = 1448
 HDR = 66               # Ethernet 14 + IPv4 20 + TCP 32 (timestamps)
 REQ_HDR = 8            # fctgen's size header
-CC_ORDER = ['cubic', 'dctcp', 'bbr', 'hpcc', 'hpcc-notel']
+CC_ORDER = ['cubic', 'dctcp', 'bbr', 'hpcc', 'hpcc-notel', 'paced']
 SCEN_ORDER = ['long', 'incast', 'stagger', 'websearch', 'many', 'rttfair', 'parking',
               'vscubic', 'vsdctcp', 'jlong', 'jwebsearch']
 # Scenarios analysed like another one (jitter on every link: issue 11's
@@ -805,9 +805,20 @@ def row_note(pm, hpcc, metric, scen):
     (medians over hpcc's runs)."""
     if metric == 'probe_pct':
         return scen or ''
+    notes = []
     if scen in ('jlong', 'jwebsearch'):
         st = median_spread(per_rep(pm, 'jlong', hpcc, 'path_jitter_pct').values())
-        return '' if not st else 'jitter delivered %.0f%%' % st['med']
+        if st:
+            notes.append('jitter delivered %.0f%%' % st['med'])
+    if metric == 'q_p99_kb' and scen in ('long', 'jlong'):
+        # the paced reference: the queue a sender below the link's rate
+        # meets from the path's timing alone, at its own utilisation
+        q = median_spread(per_rep(pm, scen, 'paced', 'q_p99_kb').values())
+        u = median_spread(per_rep(pm, scen, 'paced', 'util').values())
+        if q and u:
+            notes.append('paced at %.2f of the link: %.3g KB' % (u['med'], q['med']))
+    if notes:
+        return '; '.join(notes)
     if metric == 'fct_p99_floor':
         st = median_spread(per_rep(pm, 'incast', hpcc, 'fct_floor1_ms').values())
         return '' if not st else 'floor %.1f ms' % st['med']

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The demo's experiments, run INSIDE the VM from /hpcc (scripts/demo.sh):
 #
-#   demo/scenarios.sh [--profile smoke|demo|long] [--ccs "cubic dctcp bbr hpcc"]
+#   demo/scenarios.sh [--profile smoke|demo|long] [--ccs "cubic dctcp bbr hpcc [paced]"]
 #                     [--hpcc-settings "S1 S2..."]
 #                     [--scenarios "long incast stagger websearch ..."] [--reps N]
 #
@@ -43,6 +43,12 @@
 #             labelled hpcc.NAME=VALUE; parameters restored after each run
 # dctcp runs use RED ECN marking on the bottlenecks and tcp_ecn=1 on the
 # hosts; the other CCs a drop-tail buffer (tcp_ecn=2, the default).
+# "paced" is a reference, not a congestion control: cubic with each flow
+# capped (SO_MAX_PACING_RATE, fq on the senders for those runs only) so
+# that the 3 flows offer PACED_PCT% of the link. It runs in long and jlong
+# only (in the long profile by default): the queue a smooth sender below
+# the link's rate meets, i.e. what the emulator's and the links' timing
+# alone put in the bottleneck, at the utilisation it reached.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . ./scripts/lib/netns.sh	# $IP, $TC, veth_link(), qstat(), wait_port()...
@@ -50,10 +56,11 @@ cd "$(dirname "$0")/.." || exit 1
 . ./demo/topo_dc.sh
 
 profile=demo
-CCS="cubic dctcp bbr hpcc"
+CCS=
 # --hpcc-settings "S1 S2": every hpcc run once per module parameter setting
-# (NAME=VALUE[+NAME=VALUE...], "default"), labelled hpcc.S, as the sweep
-# does for the long scenario: variants side by side in every scenario
+# (NAME=VALUE[+NAME=VALUE...], "default"; "fq" in a setting: fq on the
+# senders for its runs), labelled hpcc.S, as the sweep does for the long
+# scenario: variants side by side in every scenario
 HPCC_SETTINGS=
 SCENARIOS=
 REPS=
@@ -72,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--hpcc-settings) HPCC_SETTINGS=$2; shift 2 ;;
 	--law-trace) LAW_TRACE_MS=$2; shift 2 ;;
 	--veth-reorder) DC_RPS=0; shift ;;
+	--paced-pct) PACED_PCT=$2; shift 2 ;;
 	*) echo "scenarios.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -91,6 +99,9 @@ long)	: "${SCENARIOS:=long incast stagger websearch many rttfair parking vscubic
 	STAGGER_REPS=3 WS_REPS=5 SWEEP_REPS=3 ;;
 *) echo "scenarios.sh: unknown profile $profile" >&2; exit 2 ;;
 esac
+[ -n "$CCS" ] || CCS="cubic dctcp bbr hpcc$([ $profile = long ] && echo ' paced')"
+PACED_PCT=${PACED_PCT:-90}	# paced (--paced-pct): the 3 flows' pacing, % of the link
+PACED_SCENARIOS="long jlong"
 WS_LOAD=${WS_LOAD:-0.5}
 INCAST_FLOWS=${INCAST_FLOWS:-16}	# short flows per incast burst
 MANY_FLOWS=${MANY_FLOWS:-32}	# long flows of "many"
@@ -125,7 +136,11 @@ emit_row() {	# emit_row FILE ROW
 
 port_of() {
 	case $1 in cubic) echo 5001 ;; dctcp) echo 5002 ;; bbr) echo 5003 ;;
-	hpcc) echo 5004 ;; *) echo 5009 ;; esac
+	hpcc) echo 5004 ;; paced) echo 5005 ;; *) echo 5009 ;; esac
+}
+
+kernel_cc() {	# kernel_cc CC: the congestion control CC's sockets use
+	case $1 in paced) echo cubic ;; *) echo $1 ;; esac
 }
 
 # not_as_asked WHAT: a configuration that did not run as asked. Each is
@@ -193,7 +208,7 @@ SERVER_CCS=$(printf '%s\n' $SERVER_CCS | awk '!seen[$0]++')
 SERVERS=
 for d in $DC_RECEIVERS; do
 	for cc in $SERVER_CCS; do
-		$IP netns exec $d $FCTGEN server -p $(port_of $cc) -C $cc &
+		$IP netns exec $d $FCTGEN server -p $(port_of $cc) -C $(kernel_cc $cc) &
 		SERVERS="$SERVERS $!"
 	done
 done
@@ -221,7 +236,7 @@ for kv in "profile,$profile" "kernel,$(uname -r)" "cpus,$(nproc)" \
 	"incast_flows,$INCAST_FLOWS" "stagger_dur,$STAGGER_DUR" "ws_dur,$WS_DUR" "ws_drain,$WS_DRAIN" \
 	"ws_load,$WS_LOAD" "many_flows,$MANY_FLOWS" "many_dur,$MANY_DUR" \
 	"rttf_dur,$RTTF_DUR" "rttf_delay_ms,$RTTF_DELAY_MS" "park_dur,$PARK_DUR" \
-	"vs_dur,$VS_DUR" "jitter_pct,$JITTER_PCT" "rps,$DC_RPS" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
+	"vs_dur,$VS_DUR" "jitter_pct,$JITTER_PCT" "paced_pct,$PACED_PCT" "rps,$DC_RPS" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
 		for p in *; do v=$(cat $p 2>/dev/null) && printf '%s=%s ' $p "$v"; done)"; do
 	emit_row env.csv "$kv"
 done
@@ -233,7 +248,9 @@ CLIENTS=
 start_client() {
 	local tag=$1 ns=$2
 	shift 2
-	$IP netns exec $ns $FCTGEN client -p $port -C $cc --t0 $T0 --tag $tag \
+	[ $cc = paced ] && set -- "$@" --max-rate \
+		$(awk -v r=$DC_RATE_MBIT -v p=$PACED_PCT 'BEGIN { printf "%.3f", r * p / 300 }')
+	$IP netns exec $ns $FCTGEN client -p $port -C $(kernel_cc $cc) --t0 $T0 --tag $tag \
 		--samples $R/samples.$tag --sample-ms $TCPINFO_MS "$@" \
 		>$R/flows.$tag 2>>$R/err &
 	CLIENTS="$CLIENTS $!"
@@ -329,6 +346,14 @@ run_scenario() {	# scenario body: sets DUR, starts clients
 	esac
 }
 
+# ccs_of SCEN: the CCs that run in SCEN (the paced reference only in some)
+ccs_of() {
+	case " $PACED_SCENARIOS " in
+	*" $1 "*) echo $CCS ;;
+	*) echo " $CCS " | sed 's/ paced / /; s/^ *//; s/ *$//' ;;
+	esac
+}
+
 nrun=0
 total_runs=0
 for scen in $SCENARIOS; do
@@ -338,7 +363,7 @@ for scen in $SCENARIOS; do
 	if [ $scen = sweep ]; then
 		[ $TEL = 1 ] && total_runs=$((total_runs + r * $(echo $SWEEP | wc -w)))
 	else
-		total_runs=$((total_runs + r * $(echo $CCS | wc -w)))
+		total_runs=$((total_runs + r * $(ccs_of $scen | wc -w)))
 		echo " $CCS " | grep -q ' hpcc ' && [ -n "$HPCC_SETTINGS" ] &&
 			total_runs=$((total_runs + r * ($(echo $HPCC_SETTINGS | wc -w) - 1)))
 	fi
@@ -373,6 +398,7 @@ run_one() {	# scen cc rep
 	jlong | jwebsearch) dc_jitter on $JITTER_PCT || not_as_asked "$scen $label r$rep: jitter setup failed"
 		jit=$DC_JITTER_LINKS ;;
 	esac
+	[ $cc = paced ] || [ -n "$SENDER_FQ" ] && { dc_sender_fq on || not_as_asked "$scen $label r$rep: fq on the senders failed"; }
 	case $scen:$cc in
 	vscubic:*) dc_bottleneck droptail && dc_ecn 2 ;;
 	vsdctcp:* | *:dctcp) dc_bottleneck ecn && dc_ecn 1 ;;
@@ -436,6 +462,7 @@ run_one() {	# scen cc rep
 	rttfair) $TC -n r1 qdisc change dev r1s2 root netem delay ${DC_DELAY_MS}ms limit 10000 ;;
 	jlong | jwebsearch) dc_jitter off || not_as_asked "$scen: jitter removal failed" ;;
 	esac
+	[ $cc = paced ] || [ -n "$SENDER_FQ" ] && { dc_sender_fq off || not_as_asked "$scen: removing fq from the senders failed"; }
 
 	# files -> console
 	local d=$scen/$label/r$rep
@@ -475,14 +502,18 @@ run_one() {	# scen cc rep
 }
 
 # set_params NAME=VALUE[+NAME=VALUE...]: module parameters; "default": all
-# the writable ones as they were at load time
+# the writable ones as they were at load time, and no sender fq. "fq" (not
+# a parameter): fq on the senders' egress for the setting's runs
 # (root reads and writes any file: a write-only one, mac_key, and one read
 # at load only, ecn, are told by their modes)
 PARAMS_AT_LOAD=$(cd $PARAMS 2>/dev/null && for p in *; do
 	[ "$(stat -c %a $p)" = 644 ] && echo "$p=$(cat $p)"; done)
+SENDER_FQ=
 set_params() {
 	local kv
+	[ "$1" = default ] && SENDER_FQ=
 	for kv in $([ "$1" = default ] && echo "$PARAMS_AT_LOAD" || echo "$1" | tr + ' '); do
+		[ "$kv" = fq ] && { SENDER_FQ=1; continue; }
 		set_param "${kv%%=*}" "${kv#*=}" ||
 			{ not_as_asked "$scen ${SETTING:-default}: cannot set $kv"; return 1; }
 	done
@@ -512,8 +543,8 @@ for scen in $SCENARIOS; do
 			SETTING=
 			continue
 		fi
-		for cc in $CCS; do
-			echo "$avail" | grep -qw $cc ||
+		for cc in $(ccs_of $scen); do
+			echo "$avail" | grep -qw $(kernel_cc $cc) ||
 				{ not_as_asked "$scen $cc r$rep: $cc not available"; continue; }
 			if [ $cc = hpcc ] && [ -n "$HPCC_SETTINGS" ] && [ $TEL = 1 ]; then
 				for SETTING in $HPCC_SETTINGS; do

@@ -16,6 +16,10 @@
 #              child is drop-tail bfifo DC_BUF_BYTES, or, for ECN runs,
 #              RED marking above DC_ECN_K bytes (the root never changes, so
 #              telemetry attached to the port keeps seeing the same qdisc)
+#   s_i -> r1, s4 -> r2 (the senders' egress): veth's noqueue, so hpcc and
+#              bbr pace with TCP's internal hrtimer (fq here was tried and
+#              not kept, experiments.rst); fq for the paced reference only
+#              (dc_sender_fq)
 # tbf's burst is DC_BURST: under TCG the qdisc watchdog fires milliseconds
 # late, and with a 15k burst tbf then delivers only 55-75% of its rate
 # (measured); 64k (5 ms at 100 Mbit/s) absorbs that lateness, at the price
@@ -132,6 +136,19 @@ dc_r1r2_rate() {
 	$IP netns exec r1 ./probe/hpcc-probe switch detach r1r2 >/dev/null &&
 	$IP netns exec r1 ./probe/hpcc-probe switch attach r1r2 --rate $1 \
 		--switch-id 1 >/dev/null && DC_R1R2_RATE=$1
+}
+
+# dc_sender_fq on|off: fq on every sender's egress (on), or veth's noqueue.
+# The paced reference needs it: TCP's internal pacing, late under TCG,
+# delivered 0.57-0.72 of the link when asked for 0.9; fq's EDT 0.73-0.92.
+dc_sender_fq() {
+	local ns_dev
+	for ns_dev in s1:s1r1 s2:s2r1 s3:s3r1 s4:s4r2; do
+		case $1 in
+		on) $TC -n ${ns_dev%%:*} qdisc replace dev ${ns_dev#*:} root fq ;;
+		off) $TC -n ${ns_dev%%:*} qdisc del dev ${ns_dev#*:} root 2>/dev/null; true ;;
+		esac || return 1
+	done
 }
 
 # dc_jitter on|off [PCT]: netem delay jitter on every link, in one

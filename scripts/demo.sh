@@ -25,6 +25,8 @@
 #              changes (OUT/raw/SCENARIO/hpcc*/rN/law.csv)
 #   --veth-reorder  passed to demo/scenarios.sh: no RPS on the topology's
 #              veths, whose per-CPU backlogs then reorder a flow's packets
+#   --paced-pct P  passed to demo/scenarios.sh: the paced reference's flows
+#              offer P% of the link between them (default 90)
 #
 # Installs missing Debian packages (scripts/deps.sh build vm bench), builds
 # the module, the BPF programs, hpcc-probe (if its sources exist) and the
@@ -40,7 +42,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mode=demo out= deps=1 ccs= scens= reps= settings= law_trace= reorder=
+mode=demo out= deps=1 ccs= scens= reps= settings= law_trace= reorder= paced_pct=
 while (($#)); do
 	case $1 in
 	--smoke) mode=smoke; shift ;;
@@ -53,6 +55,7 @@ while (($#)); do
 	--hpcc-settings) settings=${2:?}; shift 2 ;;
 	--law-trace) law_trace=${2:?}; shift 2 ;;
 	--veth-reorder) reorder=1; shift ;;
+	--paced-pct) paced_pct=${2:?}; shift 2 ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "demo.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -97,6 +100,7 @@ args=(--profile "$profile")
 [[ -n $reps ]] && args+=(--reps "$reps")
 [[ -n $law_trace ]] && args+=(--law-trace "$law_trace")
 [[ -n $reorder ]] && args+=(--veth-reorder)
+[[ -n $paced_pct ]] && args+=(--paced-pct "$paced_pct")
 
 # Other VMs on this host take CPU from ours: TCG then runs the guest slower
 # and the results get noisier. Say so, and keep the host's load with the run.

@@ -402,6 +402,11 @@ class Issue11(unittest.TestCase):
               for r, v in ((1, 40), (2, 52), (3, 60))}
         spec = [(7, 'jq', 'jlong', 'q_p99_kb', 'value', None, '<=', 5)]
         self.assertEqual(A.issue_targets(pm, 'hpcc', spec)[0]['note'], 'jitter delivered 52%')
+        # the paced reference's queue and utilisation join the queue check
+        for r, (q, u) in enumerate(((3.0, 0.78), (4.5, 0.80), (3.0, 0.70)), 1):
+            pm[('jlong', 'paced', r)] = {'q_p99_kb': q, 'util': u}
+        self.assertEqual(A.issue_targets(pm, 'hpcc', spec)[0]['note'],
+                         'jitter delivered 52%; paced at 0.78 of the link: 3 KB')
 
     def pm(self):
         """Per-run metrics: 5 repetitions of incast and parking."""
