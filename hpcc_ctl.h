@@ -1106,9 +1106,10 @@ static inline uint64_t hpcc_loss_restore(uint64_t now, uint64_t before,
  * The law takes back loss_beta's cut the same way: W and Wc over
  * loss_beta, so that reports used since keep their effect, and never
  * above what the cut began with nor above the last report's w_max (a
- * report since, on a smaller path, bounded W there). Without it a flow that reordering cut to
- * a few packets stays there until its reports regrow it (a 64 KB incast
- * flow at one MSS per RTT: 45 RTTs). Returns true if W was given back.
+ * report since, on a smaller path, bounded W there). Without it a flow
+ * that reordering cut to a few packets stays there until its reports
+ * regrow it (a 64 KB incast flow at one MSS per RTT: 45 RTTs). Returns
+ * true if W was given back.
  */
 static inline bool hpcc_ctl_loss_undo(struct hpcc_ctl *s,
 				      const struct hpcc_ctl_params *p)
