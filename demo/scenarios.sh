@@ -101,7 +101,7 @@ long)	: "${SCENARIOS:=long incast stagger websearch many rttfair parking vscubic
 esac
 [ -n "$CCS" ] || CCS="cubic dctcp bbr hpcc$([ $profile = long ] && echo ' paced')"
 PACED_PCT=${PACED_PCT:-90}	# paced (--paced-pct): the 3 flows' pacing, % of the link
-PACED_SCENARIOS="long jlong"
+PACED_SCENARIOS="long jlong"	# their 3 long flows share PACED_PCT
 WS_LOAD=${WS_LOAD:-0.5}
 INCAST_FLOWS=${INCAST_FLOWS:-16}	# short flows per incast burst
 MANY_FLOWS=${MANY_FLOWS:-32}	# long flows of "many"
@@ -249,7 +249,7 @@ start_client() {
 	local tag=$1 ns=$2
 	shift 2
 	[ $cc = paced ] && set -- "$@" --max-rate \
-		$(awk -v r=$DC_RATE_MBIT -v p=$PACED_PCT 'BEGIN { printf "%.3f", r * p / 300 }')
+		$(awk -v r=$DC_RATE_MBIT -v p=$PACED_PCT 'BEGIN { printf "%.3f", r * p / 100 / 3 }')
 	$IP netns exec $ns $FCTGEN client -p $port -C $(kernel_cc $cc) --t0 $T0 --tag $tag \
 		--samples $R/samples.$tag --sample-ms $TCPINFO_MS "$@" \
 		>$R/flows.$tag 2>>$R/err &
@@ -379,7 +379,7 @@ reports_used() {
 
 run_one() {	# scen cc rep
 	local t_run=$SECONDS label=$cc qdevs="r2d1" f p0 u0 a0 c0 c1 p1 u1 a1 s0 s1 ok n snap qpid qdur
-	local qpid1= ro0 ro1 jit=-
+	local qpid1= ro0 ro1 jit=- fq=
 	nrun=$((nrun + 1))
 	[ $cc = hpcc ] && [ $TEL = 0 ] && label=hpcc-notel
 	[ -n "$SETTING" ] && label=hpcc.$SETTING
@@ -398,7 +398,8 @@ run_one() {	# scen cc rep
 	jlong | jwebsearch) dc_jitter on $JITTER_PCT || not_as_asked "$scen $label r$rep: jitter setup failed"
 		jit=$DC_JITTER_LINKS ;;
 	esac
-	[ $cc = paced ] || [ -n "$SENDER_FQ" ] && { dc_sender_fq on || not_as_asked "$scen $label r$rep: fq on the senders failed"; }
+	{ [ $cc = paced ] || [ -n "$SENDER_FQ" ]; } && fq=1
+	[ -n "$fq" ] && { dc_sender_fq on || not_as_asked "$scen $label r$rep: fq on the senders failed"; }
 	case $scen:$cc in
 	vscubic:*) dc_bottleneck droptail && dc_ecn 2 ;;
 	vsdctcp:* | *:dctcp) dc_bottleneck ecn && dc_ecn 1 ;;
@@ -462,7 +463,7 @@ run_one() {	# scen cc rep
 	rttfair) $TC -n r1 qdisc change dev r1s2 root netem delay ${DC_DELAY_MS}ms limit 10000 ;;
 	jlong | jwebsearch) dc_jitter off || not_as_asked "$scen: jitter removal failed" ;;
 	esac
-	[ $cc = paced ] || [ -n "$SENDER_FQ" ] && { dc_sender_fq off || not_as_asked "$scen: removing fq from the senders failed"; }
+	[ -n "$fq" ] && { dc_sender_fq off || not_as_asked "$scen: removing fq from the senders failed"; }
 
 	# files -> console
 	local d=$scen/$label/r$rep
