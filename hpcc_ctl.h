@@ -121,6 +121,10 @@ struct hpcc_ctl_params {
 					 * reports of the host's other flows
 					 * to its peer (hpcc_ctl_path_usable())
 					 */
+	uint32_t deliv_cap;		/* W grows to at most this per mille
+					 * of what the flow delivers in a T
+					 * (hpcc_ctl_deliv_hold())
+					 */
 };
 
 /* The dynamics parameters' defaults (tcp_hpcc.c's module parameters). */
@@ -144,6 +148,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_PATH_SHARE	1
 #define HPCC_DEF_LOSS_UNDO	1
 #define HPCC_DEF_FAIR_PULL	0
+#define HPCC_DEF_DELIV_CAP	0
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -205,6 +210,11 @@ struct hpcc_ctl {
 	uint64_t w_max;			/* the law's w_max on the path of the
 					 * last report used; the undo's cap
 					 */
+	uint32_t deliv_bytes[2];	/* the best delivery rate sample of
+					 * this report's interval [0] and of
+					 * the one before [1]: bytes...
+					 */
+	uint32_t deliv_us[2];		/* ...over us; 0: no sample */
 	uint32_t ecn_reports;		/* CE in each of the last reports,
 					 * a bit each, the newest lowest
 					 */
@@ -237,6 +247,7 @@ struct hpcc_ctl {
 					 */
 #define HPCC_EV_WINDOW		0x08	/* a receiver's window was applied */
 #define HPCC_EV_PULLED		0x10	/* fair_pull took W towards the share */
+#define HPCC_EV_DELIV_HELD	0x20	/* deliv_cap held W's growth */
 
 /* ---- accepting a response ------------------------------------------------ */
 
@@ -457,6 +468,71 @@ static inline void hpcc_ctl_hold_growth(struct hpcc_ctl *s,
 	}
 	if (s->law.wc > most)
 		s->law.wc = most;
+}
+
+/*
+ * deliv_cap (a departure, per mille; 0 by default: the draft): W may grow
+ * to at most deliv_cap per mille of the bytes the flow delivers in a T, at
+ * the best delivery rate of this report's interval and the one before
+ * (TCP's rate samples). The law reads U < eta as room for more; a flow
+ * whose RTT the path inflates beyond 2 T (cwnd is 2 W) delivers less than
+ * W / T, and W grows with the inflation, not with the room: in the VM with
+ * link jitter 3 flows paced at 1.76 B together while the link ran at 0.93
+ * of B, and sent at that rate when the RTT came down. W is never lowered:
+ * only growth beyond what was delivered is held.
+ *
+ * Every ACK: keep the interval's best sample (no division: the rates are
+ * compared by cross-multiplying). An app-limited sample counts only where
+ * it is the best, as in tcp_bbr.c's filter: then it is a lower bound.
+ */
+static inline void hpcc_ctl_deliv_sample(struct hpcc_ctl *s, uint64_t bytes,
+					 uint64_t us)
+{
+	if (!bytes || !us)
+		return;
+	if (bytes > UINT32_MAX)
+		bytes = UINT32_MAX;
+	if (us > UINT32_MAX)
+		us = UINT32_MAX;
+	if (s->deliv_us[0] &&
+	    bytes * s->deliv_us[0] <= (uint64_t)s->deliv_bytes[0] * us)
+		return;
+	s->deliv_bytes[0] = (uint32_t)bytes;
+	s->deliv_us[0] = (uint32_t)us;
+}
+
+/* At a report the law used: the hold, then the next interval begins. */
+static inline void hpcc_ctl_deliv_hold(struct hpcc_ctl *s,
+				       const struct hpcc_ctl_params *p,
+				       const struct hpcc_law_cfg *c,
+				       uint64_t w_before, uint64_t wc_before)
+{
+	uint64_t b = s->deliv_bytes[0], us = s->deliv_us[0], most;
+
+	if (s->deliv_us[1] && (!us || s->deliv_bytes[1] * us >
+				       b * s->deliv_us[1])) {
+		b = s->deliv_bytes[1];
+		us = s->deliv_us[1];
+	}
+	s->deliv_bytes[1] = s->deliv_bytes[0];
+	s->deliv_us[1] = s->deliv_us[0];
+	s->deliv_bytes[0] = 0;
+	s->deliv_us[0] = 0;
+	if (!p->deliv_cap || !us)
+		return;
+	/* b < 2^32, T < 2^20 us: no wrap; nor below HPCC_W_LIMIT */
+	most = hpcc_qdiv(b * s->t_us, us, HPCC_W_SHIFT);
+	if (most > HPCC_W_LIMIT)
+		most = HPCC_W_LIMIT;
+	most = hpcc_qdiv(most * p->deliv_cap, 1000, 0);
+	if (most < c->w_min)
+		most = c->w_min;
+	if (s->law.w > most && s->law.w > w_before) {
+		s->law.w = most > w_before ? most : w_before;
+		s->events |= HPCC_EV_DELIV_HELD;
+	}
+	if (s->law.wc > most && s->law.wc > wc_before)
+		s->law.wc = most > wc_before ? most : wc_before;
 }
 
 /* The largest queue on the path as a share of its hop's B T, U units. */
@@ -842,7 +918,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 {
 	struct hpcc_sample capped[HPCC_LAW_MAX_HOPS];
 	struct hpcc_law_cfg c;
-	uint64_t t_ns, bdp, w_before;
+	uint64_t t_ns, bdp, w_before, wc_before;
 	uint32_t bmin;
 
 	s->events = 0;
@@ -881,8 +957,10 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 		s->cwnd_before = tv->cwnd;
 	}
 	w_before = s->law.w;
+	wc_before = s->law.wc;
 	hpcc_law_report(&s->law, &c, L, nhops, probe_seq, tv->snd_nxt);
 	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
+	hpcc_ctl_deliv_hold(s, p, &c, w_before, wc_before);
 	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
 	s->w_max = c.w_max;
 	s->last_report_ns = now;
@@ -1035,11 +1113,12 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 		s->started = true;
 		s->cwnd_before = tv->cwnd;
 	} else {
-		uint64_t w_before = s->law.w;
+		uint64_t w_before = s->law.w, wc_before = s->law.wc;
 
 		s->law.w = w;
 		s->law.wc = w;
 		hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
+		hpcc_ctl_deliv_hold(s, p, &c, w_before, wc_before);
 	}
 	s->law.u = win->u;
 	s->law.nhops = 0;

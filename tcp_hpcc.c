@@ -246,6 +246,8 @@ HPCC_PARAM(receiver_flows, 0, 0, 1,
 	   "1: W_ai's N is the receiver's count from the response; 0: expected_flows");
 HPCC_PARAM(fair_pull, HPCC_DEF_FAIR_PULL, 0, 1000,
 	   "per mille of W above the receiver's fair share given up per report; 0: none");
+HPCC_PARAM(deliv_cap, HPCC_DEF_DELIV_CAP, 0, 10000,
+	   "W grows to at most this per mille of the bytes delivered in a T; 0: unbounded");
 
 /*
  * The domain's MAC keys, as the routers' hpcc_mac_keys map holds them,
@@ -354,6 +356,7 @@ enum hpcc_stat {
 	HPCC_STAT_REPORTS_SHARED,	/* another flow's report used */
 	HPCC_STAT_LOSS_UNDONE,		/* a spurious loss's cut taken back */
 	HPCC_STAT_REPORTS_PULLED,	/* fair_pull: W towards the share */
+	HPCC_STAT_REPORTS_DELIV_HELD,	/* deliv_cap held W's growth */
 	HPCC_STAT_MAX
 };
 
@@ -366,7 +369,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"ReportsCapped", "ReportsGrowthHeld", "LossReductions",
 	"RejectMac", "RejectNoMac", "CompeteEntered", "ReportsWindow",
 	"RxWindows", "RxNoWindow", "RxBusy", "ReportsFlows",
-	"ReportsShared", "LossUndone", "ReportsPulled",
+	"ReportsShared", "LossUndone", "ReportsPulled", "ReportsDelivHeld",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -495,6 +498,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->rx_window = READ_ONCE(hpcc_rx_window);
 	p->receiver_flows = READ_ONCE(hpcc_receiver_flows);
 	p->fair_pull = READ_ONCE(hpcc_fair_pull);
+	p->deliv_cap = READ_ONCE(hpcc_deliv_cap);
 	p->path_share = READ_ONCE(hpcc_path_share);
 }
 
@@ -1158,6 +1162,8 @@ static void hpcc_report_events(struct sock *sk, struct hpcc_flow *f)
 		hpcc_count(HPCC_STAT_REPORTS_GROWTH_HELD);
 	if (f->ctl.events & HPCC_EV_PULLED)
 		hpcc_count(HPCC_STAT_REPORTS_PULLED);
+	if (f->ctl.events & HPCC_EV_DELIV_HELD)
+		hpcc_count(HPCC_STAT_REPORTS_DELIV_HELD);
 	hpcc_publish(f);
 	if (f->ctl.events & HPCC_EV_COMPETE) {
 		hpcc_count(HPCC_STAT_COMPETE);
@@ -1297,6 +1303,9 @@ static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 		return;
 	}
 	now = tcp_clock_ns();
+	if (rs->delivered > 0 && rs->interval_us > 0)
+		hpcc_ctl_deliv_sample(&f->ctl, (u64)rs->delivered *
+				      tcp_sk(sk)->mss_cache, rs->interval_us);
 	hpcc_ctl_ecn_ack(&f->ctl, tcp_sk(sk)->snd_una, tcp_sk(sk)->snd_nxt,
 			 tcp_sk(sk)->delivered, tcp_sk(sk)->delivered_ce);
 	if (!hpcc_consume_report(sk, f, now) && READ_ONCE(hpcc_path_share))

@@ -77,6 +77,7 @@ ModuleDefaults()
     p.first_qmin = HPCC_DEF_FIRST_QMIN;
     p.path_share = HPCC_DEF_PATH_SHARE;
     p.fair_pull = HPCC_DEF_FAIR_PULL;
+    p.deliv_cap = HPCC_DEF_DELIV_CAP;
     return p;
 }
 
@@ -118,6 +119,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"max_growth", &p.max_growth},
         {"loss_beta", &p.loss_beta}, {"loss_undo", &p.loss_undo},
         {"receiver_flows", &p.receiver_flows}, {"fair_pull", &p.fair_pull},
+        {"deliv_cap", &p.deliv_cap},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };
     auto t = tab.find(name);
     if (t == tab.end())
@@ -399,6 +401,10 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
     if (tcb->m_ecnState == TcpSocketState::ECN_ECE_RCVD)
         m_deliveredCe += delivered - m_lastDelivered;
     m_lastDelivered = delivered;
+    /* ns-3's rate sample counts bytes (Linux's: packets) */
+    if (rs.m_delivered > 0 && rs.m_interval.GetMicroSeconds() > 0)
+        hpcc_ctl_deliv_sample(&m_ctl, (uint64_t)rs.m_delivered,
+                              (uint64_t)rs.m_interval.GetMicroSeconds());
     hpcc_ctl_ecn_ack(&m_ctl, tcb->m_lastAckedSeq.GetValue(), tcb->m_highTxMark.Get().GetValue(),
                      delivered, m_deliveredCe);
     if (!ConsumeReport(tcb, now) && m_params.path_share)

@@ -1240,6 +1240,87 @@ static void test_path_share(void)
 	       "a report of 0 or more than HPCC_LAW_MAX_HOPS hops is not stored");
 }
 
+/* deliv_cap: W grows to at most deliv_cap per mille of what was delivered
+ * in a T at the interval's best rate; never lowered by it.
+ */
+static bool near(uint64_t a, uint64_t b)
+{
+	return a + 2 >= b && b + 2 >= a;
+}
+
+static void test_deliv_cap(void)
+{
+	struct hpcc_ctl_params p = params;
+	struct hpcc_tcp_view v = flow_1ms;
+	struct hpcc_sample L[1];
+	struct hpcc_ctl s;
+
+	p.max_stage = 0;
+	p.deliv_cap = 1250;
+	memset(&s, 0, sizeof(s));
+	L[0] = hop(1000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
+	tap_ok(s.law.w == W(125000), "deliv_cap: the first W is the draft's (B T)");
+
+	/* 50 KB a ms delivered, 40% of 1 Gbit/s; a slower sample after it */
+	hpcc_ctl_deliv_sample(&s, 50000, 1000);
+	hpcc_ctl_deliv_sample(&s, 30000, 1000);
+	hpcc_ctl_deliv_sample(&s, 90000, 2000);
+	tap_ok(s.deliv_bytes[0] == 50000 && s.deliv_us[0] == 1000,
+	       "the interval keeps its best rate (50/1 over 30/1 and 90/2)");
+	L[0] = hop(1001000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000);
+	tap_ok(s.law.w == W(125000) && s.law.wc == W(125000) &&
+	       (s.events & HPCC_EV_DELIV_HELD),
+	       "U = 0 asks for 4 B T; 1.25 x 50 KB is below W: W held, not lowered");
+
+	hpcc_ctl_deliv_sample(&s, 150000, 1000);
+	L[0] = hop(2001000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 50000, 3000);
+	tap_ok(near(s.law.w, W(187500)) && s.law.wc == W(125000) &&
+	       (s.events & HPCC_EV_DELIV_HELD),
+	       "150 KB delivered in a T: W grows to 1.25 x 150 KB (Wc not due)");
+
+	L[0] = hop(3001000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 55000, 4000);
+	tap_ok(near(s.law.w, W(187500)),
+	       "an interval without samples: the one before's best holds W");
+	L[0] = hop(4001000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 60000, 5000);
+	tap_ok(s.law.w == W(500000) && !(s.events & HPCC_EV_DELIV_HELD),
+	       "two without samples: nothing to hold by, the law's 4 B T");
+
+	/* a flow that delivers more than the law asks is not held */
+	hpcc_ctl_deliv_sample(&s, 800000, 1000);
+	L[0] = hop(5001000, 125000 * 1.1, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 65000, 6000);
+	tap_ok(!(s.events & HPCC_EV_DELIV_HELD), "a cut is never held");
+
+	/* deliv_cap 0 (the draft): the same samples hold nothing */
+	p.deliv_cap = 0;
+	memset(&s, 0, sizeof(s));
+	L[0] = hop(1000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
+	hpcc_ctl_deliv_sample(&s, 50000, 1000);
+	L[0] = hop(1001000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000);
+	tap_ok(s.law.w == W(500000) && !s.events,
+	       "deliv_cap 0: U = 0 takes W to 4 B T");
+
+	/* samples at the types' limits: no wrap, W within w_max */
+	p.deliv_cap = 10000;
+	memset(&s, 0, sizeof(s));
+	L[0] = hop(1000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
+	hpcc_ctl_deliv_sample(&s, UINT64_MAX, 1);
+	hpcc_ctl_deliv_sample(&s, 1, UINT64_MAX);
+	tap_ok(s.deliv_bytes[0] == UINT32_MAX && s.deliv_us[0] == 1,
+	       "a sample's bytes and time are clamped to 32 bits");
+	L[0] = hop(1001000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000);
+	tap_ok(s.law.w == W(500000), "the largest rate holds nothing: w_max");
+}
+
 int main(void)
 {
 	test_accept();
@@ -1256,5 +1337,6 @@ int main(void)
 	test_flows();
 	test_fair_pull();
 	test_path_share();
+	test_deliv_cap();
 	return tap_done();
 }
