@@ -520,7 +520,7 @@ static inline void hpcc_ctl_deliv_hold(struct hpcc_ctl *s,
 	s->deliv_us[0] = 0;
 	if (!p->deliv_cap || !us)
 		return;
-	/* b < 2^32, T < 2^20 us: no wrap; nor below HPCC_W_LIMIT */
+	/* b < 2^32, T < 2^21 us: no wrap; capped, times deliv_cap fits */
 	most = hpcc_qdiv(b * s->t_us, us, HPCC_W_SHIFT);
 	if (most > HPCC_W_LIMIT)
 		most = HPCC_W_LIMIT;
