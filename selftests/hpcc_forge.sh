@@ -34,6 +34,8 @@ mkdir -p $tmp
 # exactly x2 where the first report's T was twice the later one (6.12
 # under TCG, now and then), so x2 would never have to hold it.
 compete0=$(cat $PARAMS/compete_rtts)
+deliv0=$(cat $PARAMS/deliv_cap)	# a bound too: off with the others in 2.
+params_save deliv_cap
 params_set wire_version=1 max_capacity=$MAXCAP max_growth=100 loss_beta=700 \
 	compete_rtts=0
 topo_up || { echo "# topology setup failed"; exit 1; }
@@ -137,7 +139,7 @@ check "idle lie, bounds on: R <= $MAXCAP Mbit/s and W <= 4 B T in every sample" 
 	within_bounds 5600
 
 # --- 2. the idle lie, the draft's unbounded behaviour
-for kv in max_capacity=0 max_growth=0 loss_beta=1000; do
+for kv in max_capacity=0 max_growth=0 loss_beta=1000 deliv_cap=0; do
 	set_param ${kv%%=*} ${kv#*=}
 done
 cap0=$(hpcc_stat ReportsCapped)
@@ -148,7 +150,7 @@ check "idle lie, max_capacity 0: no report capped (ReportsCapped +$cap)" \
 	test "$cap" -eq 0
 check "idle lie, bounds off: W runs past 4 B T at $MAXCAP Mbit/s (the attack works)" \
 	past_bounds 5601
-for kv in max_capacity=$MAXCAP max_growth=100 loss_beta=700; do
+for kv in max_capacity=$MAXCAP max_growth=100 loss_beta=700 deliv_cap=$deliv0; do
 	set_param ${kv%%=*} ${kv#*=}
 done
 

@@ -30,17 +30,18 @@ tmp=/tmp/hpcc_forge_share.$$
 topo_names g$$
 cleanup_trap topo_restore
 mkdir -p $tmp
-params_save wire_version max_capacity max_growth loss_beta compete_rtts
+params_save wire_version max_capacity max_growth loss_beta compete_rtts deliv_cap
+deliv0=$(cat $PARAMS/deliv_cap)
 topo_up || { echo "# topology setup failed"; exit 1; }
 check "hpcc-probe attaches hosts and routers" topo_telemetry_up
 
 bounds() {	# on|off
 	if [ "$1" = on ]; then
 		set_param max_capacity $MAXCAP && set_param max_growth 1000 &&
-			set_param loss_beta 700
+			set_param loss_beta 700 && set_param deliv_cap $deliv0
 	else
 		set_param max_capacity 0 && set_param max_growth 0 &&
-			set_param loss_beta 1000
+			set_param loss_beta 1000 && set_param deliv_cap 0
 	fi
 }
 

@@ -56,8 +56,9 @@ ModuleDefaults()
     p.max_growth = 1000;
     p.loss_beta = 700;
     p.loss_undo = HPCC_DEF_LOSS_UNDO; /* the model never reorders: unused */
+    p.deliv_cap = HPCC_DEF_DELIV_CAP;
     if (g_hpcc_no_bounds) /* the draft's: no capacity cap, growth, loss net */
-        p.max_mbps = p.max_growth = p.loss_beta = 0;
+        p.max_mbps = p.max_growth = p.loss_beta = p.deliv_cap = 0;
     p.start_hold = HPCC_DEF_START_HOLD;
     p.probe_first = HPCC_DEF_PROBE_FIRST;
     p.probe_cost = HPCC_DEF_PROBE_COST;
@@ -77,7 +78,6 @@ ModuleDefaults()
     p.first_qmin = HPCC_DEF_FIRST_QMIN;
     p.path_share = HPCC_DEF_PATH_SHARE;
     p.fair_pull = HPCC_DEF_FAIR_PULL;
-    p.deliv_cap = HPCC_DEF_DELIV_CAP;
     return p;
 }
 
