@@ -148,7 +148,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_PATH_SHARE	1
 #define HPCC_DEF_LOSS_UNDO	1
 #define HPCC_DEF_FAIR_PULL	0
-#define HPCC_DEF_DELIV_CAP	0
+#define HPCC_DEF_DELIV_CAP	1500
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -471,9 +471,9 @@ static inline void hpcc_ctl_hold_growth(struct hpcc_ctl *s,
 }
 
 /*
- * deliv_cap (a departure, per mille; 0 by default: the draft): W may grow
- * to at most deliv_cap per mille of the bytes the flow delivers in a T, at
- * the best delivery rate of this report's interval and the one before
+ * deliv_cap (a departure, per mille; 1500 by default, 0: the draft): W may
+ * grow to at most deliv_cap per mille of the bytes the flow delivers in a
+ * T, at the best delivery rate of this report's interval and the one before
  * (TCP's rate samples). The law reads U < eta as room for more; a flow
  * whose RTT the path inflates beyond 2 T (cwnd is 2 W) delivers less than
  * W / T, and W grows with the inflation, not with the room: in the VM with
