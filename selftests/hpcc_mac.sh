@@ -22,10 +22,10 @@ restore() {
 }
 cleanup_trap restore
 mkdir -p $tmp
-# as hpcc_kfunc.sh: T = 1 ms, hand-computed U
+# as hpcc_kfunc.sh: T = 1 ms, hand-computed U, deliv_cap off
 params_set base_rtt=1000 telemetry_timeout=1000 max_stage=5 ewma_rtts=1 \
 	expected_flows=16 probe_first=0 probe_cost=0 start_hold=0 first_share=0 \
-	wire_version=2 mac_key_id=0 mac_required=0
+	deliv_cap=0 wire_version=2 mac_key_id=0 mac_required=0
 
 run() {		# MODE [KEY]: one hpcc_mac_test run, its W in $w
 	"$HERE/hpcc_mac_test" "$@" >$tmp/out 2>&1
