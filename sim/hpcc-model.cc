@@ -57,7 +57,7 @@ ModuleDefaults()
     p.loss_beta = 700;
     p.loss_undo = HPCC_DEF_LOSS_UNDO; /* the model never reorders: unused */
     p.deliv_cap = HPCC_DEF_DELIV_CAP;
-    if (g_hpcc_no_bounds) /* the draft's: no capacity cap, growth, loss net */
+    if (g_hpcc_no_bounds) /* the draft's: no capacity cap, growth or delivery hold, loss net */
         p.max_mbps = p.max_growth = p.loss_beta = p.deliv_cap = 0;
     p.start_hold = HPCC_DEF_START_HOLD;
     p.probe_first = HPCC_DEF_PROBE_FIRST;
