@@ -20,10 +20,13 @@ $IP netns exec $H2 iperf3 -s -D -p 5212
 wait_port $H2 5212
 
 # run WIRE PULL SECONDS: eight flows; sets pulled, used, timeouts, and
-# lost and held probes (the counts a timeout's rules read)
+# lost and held probes (the counts a timeout's rules read). deliv_cap
+# off: fair_pull acts only on a path at or above eta, and the debug
+# kernel's flows, held to what they deliver, kept it below (0 pulled)
 run() {
 	local p0 u0 t0 l0 h0 lost held
-	params_set wire_version=$1 fair_pull=$2 mac_key_id=0 mac_required=0
+	params_set wire_version=$1 fair_pull=$2 mac_key_id=0 mac_required=0 \
+		deliv_cap=0
 	p0=$(hpcc_stat ReportsPulled) u0=$(hpcc_stat ReportsUsed)
 	t0=$(hpcc_stat TelemetryTimeouts) l0=$(hpcc_stat ProbesLost)
 	h0=$(hpcc_stat ProbesLimited)
