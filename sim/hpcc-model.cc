@@ -57,6 +57,7 @@ ModuleDefaults()
     p.loss_beta = 700;
     p.loss_undo = HPCC_DEF_LOSS_UNDO; /* the model never reorders: unused */
     p.deliv_cap = HPCC_DEF_DELIV_CAP;
+    p.deliv_ai = HPCC_DEF_DELIV_AI;
     if (g_hpcc_no_bounds) /* the draft's: no capacity cap, growth or delivery hold, loss net */
         p.max_mbps = p.max_growth = p.loss_beta = p.deliv_cap = 0;
     p.start_hold = HPCC_DEF_START_HOLD;
@@ -119,7 +120,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"max_growth", &p.max_growth},
         {"loss_beta", &p.loss_beta}, {"loss_undo", &p.loss_undo},
         {"receiver_flows", &p.receiver_flows}, {"fair_pull", &p.fair_pull},
-        {"deliv_cap", &p.deliv_cap},
+        {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };
     auto t = tab.find(name);
     if (t == tab.end())

@@ -1319,6 +1319,32 @@ static void test_deliv_cap(void)
 	L[0] = hop(1001000, 0, 0, 1000);
 	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000);
 	tap_ok(s.law.w == W(500000), "the largest rate holds nothing: w_max");
+
+	/* deliv_ai: the hold lets the additive step through, report by
+	 * report; growth beyond it stays held
+	 */
+	p.deliv_cap = 1250;
+	p.deliv_ai = 1;
+	p.w_ai_bytes = 1000;
+	memset(&s, 0, sizeof(s));
+	L[0] = hop(1000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
+	hpcc_ctl_deliv_sample(&s, 50000, 1000);
+	L[0] = hop(1001000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000);
+	tap_ok(s.law.w == W(126000) && s.law.wc == W(125000) &&
+	       (s.events & HPCC_EV_DELIV_HELD),
+	       "deliv_ai: U = 0 asks for 4 B T; held at W + W_ai (126 KB; Wc not due)");
+	hpcc_ctl_deliv_sample(&s, 50000, 1000);
+	L[0] = hop(2001000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 50000, 3000);
+	tap_ok(s.law.w == W(127000) && (s.events & HPCC_EV_DELIV_HELD),
+	       "deliv_ai: the next report adds one W_ai more (127 KB)");
+	hpcc_ctl_deliv_sample(&s, 300000, 1000);
+	L[0] = hop(3001000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 55000, 4000);
+	tap_ok(near(s.law.w, W(375000)) && (s.events & HPCC_EV_DELIV_HELD),
+	       "deliv_ai: a cap above W + W_ai holds at the cap (1.25 x 300 KB)");
 }
 
 int main(void)
