@@ -1248,18 +1248,31 @@ static bool near(uint64_t a, uint64_t b)
 	return a + 2 >= b && b + 2 >= a;
 }
 
+/* Report @k of test_deliv_cap's idle 1 Gbit/s hop, a ms after the one
+ * before; @bytes delivered in a ms first (no sample if 0).
+ */
+static void deliv_report(struct hpcc_ctl *s, const struct hpcc_ctl_params *p,
+			 uint64_t bytes, unsigned int k)
+{
+	struct hpcc_sample L[1];
+
+	if (bytes)
+		hpcc_ctl_deliv_sample(s, bytes, 1000);
+	L[0] = hop(k * 1000000ULL + 1000, 0, 0, 1000);
+	hpcc_ctl_report(s, p, &flow_1ms, L, 1, 40000 + 5000 * k,
+			1000 * (k + 1));
+}
+
 static void test_deliv_cap(void)
 {
 	struct hpcc_ctl_params p = params;
-	struct hpcc_tcp_view v = flow_1ms;
 	struct hpcc_sample L[1];
 	struct hpcc_ctl s;
 
 	p.max_stage = 0;
 	p.deliv_cap = 1250;
 	memset(&s, 0, sizeof(s));
-	L[0] = hop(1000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
+	deliv_report(&s, &p, 0, 0);
 	tap_ok(s.law.w == W(125000), "deliv_cap: the first W is the draft's (B T)");
 
 	/* 50 KB a ms delivered, 40% of 1 Gbit/s; a slower sample after it */
@@ -1268,56 +1281,46 @@ static void test_deliv_cap(void)
 	hpcc_ctl_deliv_sample(&s, 90000, 2000);
 	tap_ok(s.deliv_bytes[0] == 50000 && s.deliv_us[0] == 1000,
 	       "the interval keeps its best rate (50/1 over 30/1 and 90/2)");
-	L[0] = hop(1001000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000);
+	deliv_report(&s, &p, 0, 1);
 	tap_ok(s.law.w == W(125000) && s.law.wc == W(125000) &&
 	       (s.events & HPCC_EV_DELIV_HELD),
 	       "U = 0 asks for 4 B T; 1.25 x 50 KB is below W: W held, not lowered");
 
-	hpcc_ctl_deliv_sample(&s, 150000, 1000);
-	L[0] = hop(2001000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 50000, 3000);
+	deliv_report(&s, &p, 150000, 2);
 	tap_ok(near(s.law.w, W(187500)) && s.law.wc == W(125000) &&
 	       (s.events & HPCC_EV_DELIV_HELD),
 	       "150 KB delivered in a T: W grows to 1.25 x 150 KB (Wc not due)");
 
-	L[0] = hop(3001000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 55000, 4000);
+	deliv_report(&s, &p, 0, 3);
 	tap_ok(near(s.law.w, W(187500)),
 	       "an interval without samples: the one before's best holds W");
-	L[0] = hop(4001000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 60000, 5000);
+	deliv_report(&s, &p, 0, 4);
 	tap_ok(s.law.w == W(500000) && !(s.events & HPCC_EV_DELIV_HELD),
 	       "two without samples: nothing to hold by, the law's 4 B T");
 
 	/* a flow that delivers more than the law asks is not held */
 	hpcc_ctl_deliv_sample(&s, 800000, 1000);
 	L[0] = hop(5001000, 125000 * 1.1, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 65000, 6000);
+	hpcc_ctl_report(&s, &p, &flow_1ms, L, 1, 65000, 6000);
 	tap_ok(!(s.events & HPCC_EV_DELIV_HELD), "a cut is never held");
 
 	/* deliv_cap 0 (the draft): the same samples hold nothing */
 	p.deliv_cap = 0;
 	memset(&s, 0, sizeof(s));
-	L[0] = hop(1000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
-	hpcc_ctl_deliv_sample(&s, 50000, 1000);
-	L[0] = hop(1001000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000);
+	deliv_report(&s, &p, 0, 0);
+	deliv_report(&s, &p, 50000, 1);
 	tap_ok(s.law.w == W(500000) && !s.events,
 	       "deliv_cap 0: U = 0 takes W to 4 B T");
 
 	/* samples at the types' limits: no wrap, W within w_max */
 	p.deliv_cap = 10000;
 	memset(&s, 0, sizeof(s));
-	L[0] = hop(1000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
+	deliv_report(&s, &p, 0, 0);
 	hpcc_ctl_deliv_sample(&s, UINT64_MAX, 1);
 	hpcc_ctl_deliv_sample(&s, 1, UINT64_MAX);
 	tap_ok(s.deliv_bytes[0] == UINT32_MAX && s.deliv_us[0] == 1,
 	       "a sample's bytes and time are clamped to 32 bits");
-	L[0] = hop(1001000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000);
+	deliv_report(&s, &p, 0, 1);
 	tap_ok(s.law.w == W(500000), "the largest rate holds nothing: w_max");
 
 	/* deliv_ai: the hold lets the additive step through, report by
@@ -1327,22 +1330,15 @@ static void test_deliv_cap(void)
 	p.deliv_ai = 1;
 	p.w_ai_bytes = 1000;
 	memset(&s, 0, sizeof(s));
-	L[0] = hop(1000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
-	hpcc_ctl_deliv_sample(&s, 50000, 1000);
-	L[0] = hop(1001000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 45000, 2000);
+	deliv_report(&s, &p, 0, 0);
+	deliv_report(&s, &p, 50000, 1);
 	tap_ok(s.law.w == W(126000) && s.law.wc == W(125000) &&
 	       (s.events & HPCC_EV_DELIV_HELD),
 	       "deliv_ai: U = 0 asks for 4 B T; held at W + W_ai (126 KB; Wc not due)");
-	hpcc_ctl_deliv_sample(&s, 50000, 1000);
-	L[0] = hop(2001000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 50000, 3000);
+	deliv_report(&s, &p, 50000, 2);
 	tap_ok(s.law.w == W(127000) && (s.events & HPCC_EV_DELIV_HELD),
 	       "deliv_ai: the next report adds one W_ai more (127 KB)");
-	hpcc_ctl_deliv_sample(&s, 300000, 1000);
-	L[0] = hop(3001000, 0, 0, 1000);
-	hpcc_ctl_report(&s, &p, &v, L, 1, 55000, 4000);
+	deliv_report(&s, &p, 300000, 3);
 	tap_ok(near(s.law.w, W(375000)) && (s.events & HPCC_EV_DELIV_HELD),
 	       "deliv_ai: a cap above W + W_ai holds at the cap (1.25 x 300 KB)");
 }
