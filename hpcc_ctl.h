@@ -65,6 +65,10 @@ struct hpcc_ctl_params {
 	uint32_t qmin_span;		/* see struct hpcc_law_cfg */
 	uint32_t first_qmin;		/* see struct hpcc_law_cfg */
 	uint32_t base_rtt_us;		/* 0: the flow's min RTT */
+	uint32_t queue_t_us;		/* T of U's queue term, network-wide
+					 * (the draft's one T); 0: each
+					 * flow's own T
+					 */
 	uint32_t telemetry_timeout;	/* RTTs without telemetry */
 	/* Bounds on what a report can do to a flow (security: whoever
 	 * answers a probe steers the flow). 0 in each: the draft, unbounded.
@@ -399,6 +403,9 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
 	if (bdp > HPCC_W_LIMIT / HPCC_W_MAX_BDPS)
 		bdp = HPCC_W_LIMIT / HPCC_W_MAX_BDPS;
 	c->t_ns = t_ns;
+	c->q_t_ns = p->queue_t_us ?
+		    (uint64_t)(p->queue_t_us < HPCC_T_LIMIT_US ?
+			       p->queue_t_us : HPCC_T_LIMIT_US) * 1000 : 0;
 	c->eta = (uint32_t)hpcc_qdiv(p->eta_permille, 1000, HPCC_U_SHIFT);
 	c->max_stage = p->max_stage;
 	c->ewma_rtts = p->ewma_rtts;

@@ -88,6 +88,10 @@ struct hpcc_sample {
 
 struct hpcc_law_cfg {
 	uint64_t t_ns;		/* T, base RTT, 1..HPCC_T_LIMIT_NS */
+	uint64_t q_t_ns;	/* T of U's queue term, the same for every
+				 * flow of a network (the draft's one T);
+				 * 0: t_ns, the flow's own
+				 */
 	uint32_t eta;		/* target utilisation, HPCC_U_SHIFT, > 0 */
 	uint32_t max_stage;	/* additive-increase stages before MI */
 	uint32_t ewma_rtts;	/* EWMA horizon of U in T, >= 1 (draft: 1) */
@@ -248,6 +252,15 @@ static inline uint64_t hpcc_sample_queue_u(const struct hpcc_sample *x,
 	return hpcc_queue_u(qlen, x->rate_mbps, t_ns);
 }
 
+/* The T that turns a queue into U: a network-wide one makes flows of
+ * different base RTTs read one queue as the same U, so that the law's
+ * fixed point (W_ai in proportion to each flow's own T) is rate-fair.
+ */
+static inline uint64_t hpcc_law_queue_t(const struct hpcc_law_cfg *c)
+{
+	return c->q_t_ns ? c->q_t_ns : c->t_ns;
+}
+
 /* Can the law use this sample's queue and rate? B known, or anonymised. */
 static inline bool hpcc_sample_usable(const struct hpcc_sample *x)
 {
@@ -275,7 +288,8 @@ static inline uint64_t hpcc_law_first_w(const struct hpcc_law_cfg *c,
 	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++) {
 		if (!hpcc_sample_usable(&L[i]) || !L[i].qlen)
 			continue;
-		q = hpcc_sample_queue_u(&L[i], L[i].qlen, c->t_ns);
+		q = hpcc_sample_queue_u(&L[i], L[i].qlen,
+					hpcc_law_queue_t(c));
 		if (q > qmax)
 			qmax = q;
 	}
@@ -408,7 +422,8 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 		if (minq > p->qlen &&
 		    (!c->qmin_span || dt <= (uint64_t)c->qmin_span * c->t_ns))
 			minq = p->qlen;
-		qterm = hpcc_sample_queue_u(&L[i], minq, c->t_ns);
+		qterm = hpcc_sample_queue_u(&L[i], minq,
+					    hpcc_law_queue_t(c));
 		/* anonymised: d(busy) / d(ts), no B */
 		if (L[i].anon)
 			rterm = hpcc_qdiv(dtx, dt, HPCC_U_SHIFT);

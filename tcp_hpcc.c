@@ -176,6 +176,8 @@ HPCC_PARAM(expected_flows, 8, 1, 100000,
 	   "N in the W_ai rule of thumb: concurrent flows expected per link");
 HPCC_PARAM(base_rtt, 0, 0, 1000000,
 	   "base RTT T in microseconds; 0: each flow's minimum RTT");
+HPCC_PARAM(queue_t, 0, 0, 1000000,
+	   "network-wide T of U's queue term in microseconds; 0: each flow's T");
 HPCC_PARAM(probe_dscp, HPCC_DSCP_PROBE_DEFAULT, 1, 63,
 	   "DSCP of probes, as configured in the tc programs");
 HPCC_PARAM(response_dscp, HPCC_DSCP_RESPONSE_DEFAULT, 1, 63,
@@ -481,6 +483,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->w_ai_bytes = READ_ONCE(hpcc_w_ai);
 	p->expected_flows = READ_ONCE(hpcc_expected_flows);
 	p->base_rtt_us = READ_ONCE(hpcc_base_rtt);
+	p->queue_t_us = READ_ONCE(hpcc_queue_t);
 	p->telemetry_timeout = READ_ONCE(hpcc_telemetry_timeout);
 	p->max_mbps = READ_ONCE(hpcc_max_capacity);
 	p->max_growth = READ_ONCE(hpcc_max_growth);

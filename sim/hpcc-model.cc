@@ -115,6 +115,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"w_ai", &p.w_ai_bytes},
         {"expected_flows", &p.expected_flows},
         {"base_rtt", &p.base_rtt_us},
+        {"queue_t", &p.queue_t_us},
         {"telemetry_timeout", &p.telemetry_timeout},
         {"max_mbps", &p.max_mbps},
         {"max_growth", &p.max_growth},

@@ -371,6 +371,7 @@ struct model {
 
 struct model_cfg {
 	double T, eta, w_ai, w_min, w_max;
+	double qT;		/* T of the queue term; 0: T */
 	unsigned int max_stage, ewma_rtts;
 };
 
@@ -407,7 +408,8 @@ static int model_measure(struct model *m, const struct model_cfg *c,
 			continue;
 		B = ack[i].rate_mbps * 1e6 / 8 / 1e9;		/* bytes/ns */
 		txRate = (double)dtx / (double)dt;
-		up = fmin(ack[i].qlen, L->qlen) / (B * c->T) + txRate / B;
+		up = fmin(ack[i].qlen, L->qlen) / (B * (c->qT ? c->qT : c->T)) +
+		     txRate / B;
 		up = fmin(up, (double)HPCC_U_MAX / HPCC_U_ONE);
 		if (!found || (up > u && !(fabs(up - u) <= 1e-9 * u &&
 					   i != tie)) ||
@@ -509,6 +511,10 @@ static void test_random_vs_model(void)
 			L[i].qlen = 0;
 		}
 		c.t_ns = (uint64_t)T;
+		/* half the scenarios with a network-wide T of the queue term,
+		 * within 5x of the flow's own
+		 */
+		c.q_t_ns = rnd() % 2 ? (uint64_t)(T * rnd_log(0.2, 5)) : 0;
 		c.eta = UFIX(0.9 + 0.09 * rnd01());
 		c.max_stage = rnd() % 6;
 		c.ewma_rtts = 1 + rnd() % 8;
@@ -524,6 +530,7 @@ static void test_random_vs_model(void)
 		c.w_ai = (c.w_max / 20) / (1 + rnd() % 64);
 
 		mc.T = (double)c.t_ns;
+		mc.qT = (double)c.q_t_ns;
 		mc.eta = (double)c.eta / HPCC_U_ONE;
 		mc.max_stage = c.max_stage;
 		mc.ewma_rtts = c.ewma_rtts;
@@ -583,6 +590,42 @@ static void test_random_vs_model(void)
 }
 
 /* ---- hpcc_law_first_w ------------------------------------------------- */
+
+/* queue_t: flows of base RTTs 10 and 50 us read one queue as one U with a
+ * network-wide T of the queue term, and as different Us without.
+ */
+static void test_queue_t(void)
+{
+	struct hpcc_law_cfg c1 = cfg_10us(), c5 = cfg_10us();
+	struct hpcc_law s1, s5;
+	struct hpcc_sample a = hop(0, 0, 1250, 1000, 7);
+	struct hpcc_sample b = hop(10000, 625, 1250, 1000, 7);
+
+	c5.t_ns = 50000;
+	hpcc_law_start(&s1, &c1, W(10000), 0);
+	hpcc_law_start(&s5, &c5, W(50000), 0);
+	hpcc_law_report(&s1, &c1, &a, 1, 1, 1);
+	hpcc_law_report(&s5, &c5, &a, 1, 1, 1);
+	hpcc_law_report(&s1, &c1, &b, 1, 2, 2);
+	hpcc_law_report(&s5, &c5, &b, 1, 2, 2);
+	/* own T: 1250 B is 1 B T at 10 us, 0.2 B T at 50 us */
+	tap_ok(near(u_of(s1.u), 1.5, 1e-6) && near(u_of(s5.u), 0.7, 1e-6),
+	       "queue_t 0 (each flow's own T): a 1250 B queue is U 1.5 at T 10 us, "
+	       "0.7 at 50 us (%.3f, %.3f)", u_of(s1.u), u_of(s5.u));
+
+	c1.q_t_ns = c5.q_t_ns = 10000;
+	hpcc_law_start(&s1, &c1, W(10000), 0);
+	hpcc_law_start(&s5, &c5, W(50000), 0);
+	hpcc_law_report(&s1, &c1, &a, 1, 1, 1);
+	hpcc_law_report(&s5, &c5, &a, 1, 1, 1);
+	hpcc_law_report(&s1, &c1, &b, 1, 2, 2);
+	hpcc_law_report(&s5, &c5, &b, 1, 2, 2);
+	tap_ok(s1.u == s5.u && near(u_of(s1.u), 1.5, 1e-6),
+	       "queue_t 10 us: both flows read U %.3f", u_of(s5.u));
+	tap_ok(hpcc_law_first_w(&c5, &a, 1, W(50000), W(5000)) ==
+	       hpcc_law_first_w(&c1, &a, 1, W(10000), W(5000)),
+	       "queue_t: the first W behind a queue is the same step for both");
+}
 
 static void test_first_w(void)
 {
@@ -929,6 +972,7 @@ int main(void)
 	test_hand_cases();
 	test_hostile();
 	test_first_w();
+	test_queue_t();
 	test_pacing_rate();
 	test_hop_ewma();
 	test_rate_ewma();
