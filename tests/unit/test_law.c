@@ -591,35 +591,42 @@ static void test_random_vs_model(void)
 
 /* ---- hpcc_law_first_w ------------------------------------------------- */
 
+/* Two flows of base RTTs 10 and 50 us behind one hop: a report of its
+ * idle state, then one of a 1250 B queue at half the link's rate.
+ */
+static void two_flows_behind_a_queue(const struct hpcc_law_cfg *c1,
+				     const struct hpcc_law_cfg *c5,
+				     struct hpcc_law *s1, struct hpcc_law *s5)
+{
+	struct hpcc_sample a = hop(0, 0, 1250, 1000, 7);
+	struct hpcc_sample b = hop(10000, 625, 1250, 1000, 7);
+
+	hpcc_law_start(s1, c1, W(10000), 0);
+	hpcc_law_start(s5, c5, W(50000), 0);
+	hpcc_law_report(s1, c1, &a, 1, 1, 1);
+	hpcc_law_report(s5, c5, &a, 1, 1, 1);
+	hpcc_law_report(s1, c1, &b, 1, 2, 2);
+	hpcc_law_report(s5, c5, &b, 1, 2, 2);
+}
+
 /* queue_t: flows of base RTTs 10 and 50 us read one queue as one U with a
  * network-wide T of the queue term, and as different Us without.
  */
 static void test_queue_t(void)
 {
 	struct hpcc_law_cfg c1 = cfg_10us(), c5 = cfg_10us();
-	struct hpcc_law s1, s5;
 	struct hpcc_sample a = hop(0, 0, 1250, 1000, 7);
-	struct hpcc_sample b = hop(10000, 625, 1250, 1000, 7);
+	struct hpcc_law s1, s5;
 
 	c5.t_ns = 50000;
-	hpcc_law_start(&s1, &c1, W(10000), 0);
-	hpcc_law_start(&s5, &c5, W(50000), 0);
-	hpcc_law_report(&s1, &c1, &a, 1, 1, 1);
-	hpcc_law_report(&s5, &c5, &a, 1, 1, 1);
-	hpcc_law_report(&s1, &c1, &b, 1, 2, 2);
-	hpcc_law_report(&s5, &c5, &b, 1, 2, 2);
+	two_flows_behind_a_queue(&c1, &c5, &s1, &s5);
 	/* own T: 1250 B is 1 B T at 10 us, 0.2 B T at 50 us */
 	tap_ok(near(u_of(s1.u), 1.5, 1e-6) && near(u_of(s5.u), 0.7, 1e-6),
 	       "queue_t 0 (each flow's own T): a 1250 B queue is U 1.5 at T 10 us, "
 	       "0.7 at 50 us (%.3f, %.3f)", u_of(s1.u), u_of(s5.u));
 
 	c1.q_t_ns = c5.q_t_ns = 10000;
-	hpcc_law_start(&s1, &c1, W(10000), 0);
-	hpcc_law_start(&s5, &c5, W(50000), 0);
-	hpcc_law_report(&s1, &c1, &a, 1, 1, 1);
-	hpcc_law_report(&s5, &c5, &a, 1, 1, 1);
-	hpcc_law_report(&s1, &c1, &b, 1, 2, 2);
-	hpcc_law_report(&s5, &c5, &b, 1, 2, 2);
+	two_flows_behind_a_queue(&c1, &c5, &s1, &s5);
 	tap_ok(s1.u == s5.u && near(u_of(s1.u), 1.5, 1e-6),
 	       "queue_t 10 us: both flows read U %.3f", u_of(s5.u));
 	tap_ok(hpcc_law_first_w(&c5, &a, 1, W(50000), W(5000)) ==
