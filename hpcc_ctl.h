@@ -61,6 +61,7 @@ struct hpcc_ctl_params {
 	uint32_t hop_ewma;		/* see struct hpcc_law_cfg */
 	uint32_t rate_ewma;		/* see struct hpcc_law_cfg */
 	uint32_t ai_time;		/* see struct hpcc_law_cfg */
+	uint32_t law_time;		/* see struct hpcc_law_cfg */
 	uint32_t ewma_span;		/* see struct hpcc_law_cfg */
 	uint32_t qmin_span;		/* see struct hpcc_law_cfg */
 	uint32_t first_qmin;		/* see struct hpcc_law_cfg */
@@ -149,6 +150,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_HOP_EWMA	1
 #define HPCC_DEF_RATE_EWMA	0
 #define HPCC_DEF_AI_TIME	0
+#define HPCC_DEF_LAW_TIME	0
 #define HPCC_DEF_EWMA_SPAN	0
 #define HPCC_DEF_QMIN_SPAN	0
 #define HPCC_DEF_FIRST_QMIN	0
@@ -412,6 +414,7 @@ static inline void hpcc_ctl_law_cfg(const struct hpcc_ctl_params *p,
 	c->hop_ewma = p->hop_ewma;
 	c->rate_ewma = p->rate_ewma;
 	c->ai_time = p->ai_time;
+	c->law_time = p->law_time;
 	c->ewma_span = p->ewma_span;
 	c->qmin_span = p->qmin_span;
 	c->first_qmin = p->first_qmin;

@@ -98,6 +98,10 @@ struct hpcc_law_cfg {
 	uint32_t hop_ewma;	/* 1: U = max_i EWMA(u'_i); 0: EWMA(max_i u'_i) */
 	uint32_t rate_ewma;	/* hop_ewma: 1: only txRate_i / B_i averaged */
 	uint32_t ai_time;	/* 1: W_ai per 2 T of telemetry below eta */
+	uint32_t law_time;	/* 1: the law steps per time of the T of U's
+				 * queue term, not per commit
+				 * (hpcc_law_step())
+				 */
 	uint32_t ewma_span;	/* 1: tau clamped to ewma_rtts T; 0: to T */
 	uint32_t qmin_span;	/* min(qlen, prev qlen) only over at most this
 				 * many T; 0: always (draft)
@@ -324,15 +328,26 @@ static inline void hpcc_law_start(struct hpcc_law *s,
 	s->ai_span = 0;
 }
 
+/* The T of the law's time scale: the flow's own, or with law_time the
+ * network-wide T of U's queue term, so that flows of different base RTTs
+ * average U over the same time and step W at the same pace.
+ */
+static inline uint64_t hpcc_law_time_t(const struct hpcc_law_cfg *c)
+{
+	return c->law_time ? hpcc_law_queue_t(c) : c->t_ns;
+}
+
 /* The weight tau / (ewma_rtts T) of a sample interval, tau clamped to T
  * (the draft's tau <= T) or, with ewma_span, to ewma_rtts T: a report whose
  * probes were spaced out by the budget then weighs the time it covers.
+ * T is hpcc_law_time_t().
  */
 static inline uint64_t hpcc_ewma_weight(const struct hpcc_law_cfg *c,
 					uint64_t tau)
 {
-	uint64_t horizon = c->t_ns * (c->ewma_rtts ? c->ewma_rtts : 1);
-	uint64_t most = c->ewma_span ? horizon : c->t_ns, w;
+	uint64_t t = hpcc_law_time_t(c);
+	uint64_t horizon = t * (c->ewma_rtts ? c->ewma_rtts : 1);
+	uint64_t most = c->ewma_span ? horizon : t, w;
 
 	if (tau > most)
 		tau = most;
@@ -493,18 +508,75 @@ static inline uint64_t hpcc_law_w_ai(const struct hpcc_law *s,
 	return (c->w_ai * f) >> HPCC_U_SHIFT;
 }
 
+/*
+ * law_time: the share f of a step that a commit takes: the telemetry time
+ * since the last commit, at least the flow's own 2 T (one probe per T
+ * commits every other report), over 2 T' with T' the network-wide T of
+ * hpcc_law_time_t(); at most 1. A flow whose own T is T' (or longer) takes
+ * whole steps, as the draft's; one of a fifth of T' commits five times as
+ * often and takes a fifth of a step each time, so that per second both
+ * cut and grow alike, and their fixed point (W_ai in proportion to T) stays
+ * rate-fair under noise. Without law_time: 1, the draft's step per commit.
+ */
+static inline uint64_t hpcc_law_step(const struct hpcc_law *s,
+				     const struct hpcc_law_cfg *c)
+{
+	uint64_t t = hpcc_law_time_t(c);
+	uint64_t span = (uint64_t)s->ai_span << HPCC_AI_SPAN_SHIFT;
+
+	if (!c->law_time || t <= c->t_ns)
+		return HPCC_U_ONE;
+	if (span < 2 * c->t_ns)
+		span = 2 * c->t_ns;
+	if (span >= 2 * t)
+		return HPCC_U_ONE;
+	return hpcc_qdiv(span, 2 * t, HPCC_U_SHIFT);
+}
+
+/*
+ * Wc / (U / eta), the draft's multiplicative step, or with a share f < 1
+ * of it (law_time) Wc (eta / U)^f: the mean of its two bounds for f in
+ * [0, 1], the arithmetic (1 - f) Wc + f Wc eta / U above and the harmonic
+ * Wc eta / (eta + f (U - eta)) below, within 1% of it for U between
+ * eta / 2 and 2 eta and f = 1/5 (tests/unit/test_law.c).
+ */
+static inline uint64_t hpcc_law_mult(const struct hpcc_law *s,
+				     const struct hpcc_law_cfg *c, uint64_t f)
+{
+	/* Wc <= HPCC_W_LIMIT (2^40), eta <= HPCC_U_ONE: no wrap */
+	uint64_t full = hpcc_qdiv(s->wc * c->eta, s->u, 0), ub, a, h;
+
+	if (f >= HPCC_U_ONE)
+		return full;	/* U == 0 saturates to w_max */
+	if (full > HPCC_W_LIMIT)
+		full = HPCC_W_LIMIT;
+	a = (s->wc * (HPCC_U_ONE - f) + full * f) >> HPCC_U_SHIFT;
+	/* u <= HPCC_U_MAX (2^40) and f < 2^20: no wrap */
+	if (s->u >= c->eta)
+		ub = c->eta + (((s->u - c->eta) * f) >> HPCC_U_SHIFT);
+	else
+		ub = c->eta - (((c->eta - s->u) * f) >> HPCC_U_SHIFT);
+	h = hpcc_qdiv(s->wc * c->eta, ub, 0);
+	if (h > HPCC_W_LIMIT)
+		h = HPCC_W_LIMIT;
+	return (a + h) >> 1;
+}
+
 /* ComputeWind: multiplicative step towards eta, or additive increase for
- * up to max_stage rounds; Wc is committed only when update_wc.
+ * up to max_stage rounds; Wc is committed only when update_wc. With a
+ * share f of a step (law_time, hpcc_law_step()): (eta / U)^f and f W_ai.
  */
 static inline uint64_t hpcc_compute_wind(struct hpcc_law *s,
 					 const struct hpcc_law_cfg *c,
 					 bool update_wc)
 {
-	uint64_t w, w_ai = hpcc_law_w_ai(s, c);
+	uint64_t w, w_ai = hpcc_law_w_ai(s, c), f = hpcc_law_step(s, c);
 
+	/* w_ai < 2^40 and f < 2^20, or w_ai alone reaches w_max */
+	if (f < HPCC_U_ONE && w_ai < HPCC_W_LIMIT)
+		w_ai = (w_ai * f) >> HPCC_U_SHIFT;
 	if (s->u >= c->eta || s->inc_stage >= c->max_stage) {
-		/* W = Wc / (U / eta) + W_ai; U == 0 saturates to w_max */
-		w = hpcc_qdiv(s->wc * c->eta, s->u, 0);
+		w = hpcc_law_mult(s, c, f);
 		w = hpcc_clamp(w + w_ai < w ? UINT64_MAX : w + w_ai,
 			       c->w_min, c->w_max);
 		if (update_wc) {

@@ -178,6 +178,11 @@ HPCC_PARAM(base_rtt, 0, 0, 1000000,
 	   "base RTT T in microseconds; 0: each flow's minimum RTT");
 HPCC_PARAM(queue_t, 0, 0, 1000000,
 	   "network-wide T of U's queue term in microseconds; 0: each flow's T");
+/* With queue_t, a flow of a shorter T still cut once per commit, five
+ * times as often as one of a five times longer T, for the same queue.
+ */
+HPCC_PARAM(law_time, HPCC_DEF_LAW_TIME, 0, 1,
+	   "1: U's EWMA and W's steps per time of queue_t, not per commit; 0: per commit");
 HPCC_PARAM(probe_dscp, HPCC_DSCP_PROBE_DEFAULT, 1, 63,
 	   "DSCP of probes, as configured in the tc programs");
 HPCC_PARAM(response_dscp, HPCC_DSCP_RESPONSE_DEFAULT, 1, 63,
@@ -477,6 +482,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->hop_ewma = READ_ONCE(hpcc_hop_ewma);
 	p->rate_ewma = READ_ONCE(hpcc_rate_ewma);
 	p->ai_time = READ_ONCE(hpcc_ai_time);
+	p->law_time = READ_ONCE(hpcc_law_time);
 	p->ewma_span = READ_ONCE(hpcc_ewma_span);
 	p->qmin_span = READ_ONCE(hpcc_qmin_span);
 	p->first_qmin = READ_ONCE(hpcc_first_qmin);

@@ -74,6 +74,7 @@ ModuleDefaults()
     p.hop_ewma = HPCC_DEF_HOP_EWMA;
     p.rate_ewma = HPCC_DEF_RATE_EWMA;
     p.ai_time = HPCC_DEF_AI_TIME;
+    p.law_time = HPCC_DEF_LAW_TIME;
     p.ewma_span = HPCC_DEF_EWMA_SPAN;
     p.qmin_span = HPCC_DEF_QMIN_SPAN;
     p.first_qmin = HPCC_DEF_FIRST_QMIN;
@@ -110,7 +111,8 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"max_stage", &p.max_stage},
         {"ewma_rtts", &p.ewma_rtts},
         {"hop_ewma", &p.hop_ewma}, {"rate_ewma", &p.rate_ewma},
-        {"ai_time", &p.ai_time}, {"ewma_span", &p.ewma_span},
+        {"ai_time", &p.ai_time}, {"law_time", &p.law_time},
+        {"ewma_span", &p.ewma_span},
         {"qmin_span", &p.qmin_span}, {"first_qmin", &p.first_qmin},
         {"w_ai", &p.w_ai_bytes},
         {"expected_flows", &p.expected_flows},

@@ -521,6 +521,7 @@ static void test_random_vs_model(void)
 		c.hop_ewma = 0;	/* the double model is the draft's */
 		c.rate_ewma = 0;
 		c.ai_time = 0;
+		c.law_time = 0;
 		c.ewma_span = 0;	/* the draft: tau clamped to T */
 		c.qmin_span = 0;	/* and min(qlen, prev qlen) always */
 		c.first_qmin = 0;
@@ -973,6 +974,81 @@ static void test_ai_time(void)
 	       (unsigned long long)(busy0 >> HPCC_W_SHIFT));
 }
 
+/* law_time: the committed rate Wc / T of a flow of base RTT @t_ns behind
+ * a 1 Gbit/s hop sending at 1 / @load_div of its capacity with a queue of
+ * @qlen (U 1 / load_div + qlen / (B T'), T' = 50 us), after @reports
+ * reports T apart, relative to its start at half the BDP; the probe of
+ * each report left after the last commit.
+ */
+static double law_time_rate(uint32_t law_time, uint64_t t_ns,
+			    unsigned int reports, uint32_t qlen,
+			    unsigned int load_div)
+{
+	struct hpcc_law_cfg c = cfg_10us();
+	uint64_t ts = 0, tx = 0, w0 = W(t_ns / 16);
+	struct hpcc_sample L[1];
+	struct hpcc_law s;
+	unsigned int k;
+
+	c.t_ns = t_ns;
+	c.q_t_ns = 50000;
+	c.law_time = law_time;
+	c.max_stage = 0;
+	c.w_ai = W(t_ns / 1000);	/* in proportion to T */
+	c.w_min = W(1);
+	c.w_max = W(10000000);
+	hpcc_law_start(&s, &c, w0, 0);
+	for (k = 0; k < reports; k++) {
+		L[0] = hop(ts, tx, qlen, 1000, 1);
+		hpcc_law_report(&s, &c, L, 1, k, k + 1);
+		ts += t_ns;
+		tx += t_ns / 8 / load_div;	/* 0.125 bytes per ns: B */
+	}
+	return (double)s.wc / (double)w0;
+}
+
+static void test_law_time(void)
+{
+	/* 1250 B: U 1.2 at T' 50 us, for 200 us: 20 reports of the 10 us
+	 * flow (10 commits), 4 of the 50 us one (2 commits)
+	 */
+	double short0 = law_time_rate(0, 10000, 21, 1250, 1);
+	double long0 = law_time_rate(0, 50000, 5, 1250, 1);
+	double short1 = law_time_rate(1, 10000, 21, 1250, 1);
+	double long1 = law_time_rate(1, 50000, 5, 1250, 1);
+	double idle_short = law_time_rate(1, 10000, 21, 0, 2);
+	double idle_long = law_time_rate(1, 50000, 5, 0, 2);
+	struct hpcc_law_cfg c = cfg_10us();
+	double worst = 0;
+	struct hpcc_law s;
+
+	tap_ok(long1 == long0,
+	       "law_time: a flow whose T is queue_t takes the draft's steps (W x%.4f)",
+	       long1);
+	tap_ok(short0 < long0 / 3,
+	       "law_time 0: 200 us of U 1.2 cut the 10 us flow five times as often, to under a third of the 50 us flow's rate (x%.4f, x%.4f)",
+	       short0, long0);
+	tap_ok(near(short1, long1, 0.05),
+	       "law_time 1: the same 200 us cut both flows' rates alike (x%.4f, x%.4f)",
+	       short1, long1);
+	tap_ok(idle_short > 2 && near(idle_short, idle_long, 0.1),
+	       "law_time 1: at U 0.5 both rates grow alike, within 10%% (x%.4f, x%.4f)",
+	       idle_short, idle_long);
+
+	/* a fifth of a step against (eta / U)^(1/5) */
+	c.law_time = 1;
+	s.wc = W(100000);
+	for (double u = 0.95 / 2; u <= 0.95 * 2; u *= 1.01) {
+		s.u = UFIX(u);
+		worst = fmax(worst, fabs(w_of(hpcc_law_mult(&s, &c,
+							   HPCC_U_ONE / 5)) /
+					 (100000 * pow(0.95 / u, 0.2)) - 1));
+	}
+	tap_ok(worst < 0.01,
+	       "law_time: a fifth of a step within 1%% of Wc (eta / U)^(1/5) for U in [eta / 2, 2 eta] (worst %.2g)",
+	       worst);
+}
+
 int main(void)
 {
 	test_qdiv();
@@ -985,6 +1061,7 @@ int main(void)
 	test_rate_ewma();
 	test_qmin();
 	test_ai_time();
+	test_law_time();
 	test_random_vs_model();
 	return tap_done();
 }
