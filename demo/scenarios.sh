@@ -108,6 +108,11 @@ MANY_FLOWS=${MANY_FLOWS:-32}	# long flows of "many"
 # rttfair: s2's netem delay; base RTT = delay + ~0.57 ms here, so 22 ms
 # gives ~22.6 ms, 4.9x s1's ~4.6 ms
 RTTF_DELAY_MS=${RTTF_DELAY_MS:-$((5 * DC_DELAY_MS + 2))}
+# hpcc's settings for rttfair's network, as an operator sets them for a
+# network whose base RTTs differ (dctcp's K is such a setting): queue_t its
+# largest base RTT, and the law's steps per time of it (tcp_hpcc.rst,
+# "Steps per time"); RTTF_HPCC= runs the module's defaults
+RTTF_HPCC=${RTTF_HPCC-queue_t=$(((RTTF_DELAY_MS + 1) * 1000))+law_time=1}
 JITTER_PCT=${JITTER_PCT:-20}	# jlong, jwebsearch: path jitter, % of base RTT
 # the sensitivity sweep: maxStage, U's EWMA horizon, and W_ai around the
 # rule of thumb (about 200 B here: 100 Mbit/s * 5 ms * 0.05 / 16)
@@ -235,7 +240,7 @@ for kv in "profile,$profile" "kernel,$(uname -r)" "cpus,$(nproc)" \
 	"long_dur,$LONG_DUR" "incast_dur,$INCAST_DUR" "incast_bursts,$INCAST_BURSTS" \
 	"incast_flows,$INCAST_FLOWS" "stagger_dur,$STAGGER_DUR" "ws_dur,$WS_DUR" "ws_drain,$WS_DRAIN" \
 	"ws_load,$WS_LOAD" "many_flows,$MANY_FLOWS" "many_dur,$MANY_DUR" \
-	"rttf_dur,$RTTF_DUR" "rttf_delay_ms,$RTTF_DELAY_MS" "park_dur,$PARK_DUR" \
+	"rttf_dur,$RTTF_DUR" "rttf_delay_ms,$RTTF_DELAY_MS" "rttf_hpcc,$RTTF_HPCC" "park_dur,$PARK_DUR" \
 	"vs_dur,$VS_DUR" "jitter_pct,$JITTER_PCT" "paced_pct,$PACED_PCT" "rps,$DC_RPS" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
 		for p in *; do v=$(cat $p 2>/dev/null) && printf '%s=%s ' $p "$v"; done)"; do
 	emit_row env.csv "$kv"
@@ -520,6 +525,17 @@ set_params() {
 	done
 }
 
+# hpcc_run SETTING: an hpcc run with the scenario's network settings
+# (rttfair's RTTF_HPCC), then SETTING's ("" or "default": none); the
+# load-time parameters back after it
+hpcc_run() {
+	local net=
+	[ $scen = rttfair ] && net=$RTTF_HPCC
+	{ [ -z "$net" ] || set_params "$net"; } &&
+		{ [ -z "$1" ] || [ "$1" = default ] || set_params "$1"; } && run_one
+	set_params default
+}
+
 SETTING=
 for scen in $SCENARIOS; do
 	case $scen in
@@ -549,10 +565,13 @@ for scen in $SCENARIOS; do
 				{ not_as_asked "$scen $cc r$rep: $cc not available"; continue; }
 			if [ $cc = hpcc ] && [ -n "$HPCC_SETTINGS" ] && [ $TEL = 1 ]; then
 				for SETTING in $HPCC_SETTINGS; do
-					set_params "$SETTING" && run_one
-					set_params default
+					hpcc_run "$SETTING"
 				done
 				SETTING=
+				continue
+			fi
+			if [ $cc = hpcc ] && [ $TEL = 1 ]; then
+				hpcc_run ""
 				continue
 			fi
 			run_one
