@@ -329,12 +329,15 @@ static inline void hpcc_law_start(struct hpcc_law *s,
 }
 
 /* The T of the law's time scale: the flow's own, or with law_time the
- * network-wide T of U's queue term, so that flows of different base RTTs
- * average U over the same time and step W at the same pace.
+ * network-wide T of U's queue term where that is longer, so that flows of
+ * different base RTTs average U over the same time and step W at the
+ * same pace; a flow of a longer T than it keeps the draft's law.
  */
 static inline uint64_t hpcc_law_time_t(const struct hpcc_law_cfg *c)
 {
-	return c->law_time ? hpcc_law_queue_t(c) : c->t_ns;
+	uint64_t t = hpcc_law_queue_t(c);
+
+	return c->law_time && t > c->t_ns ? t : c->t_ns;
 }
 
 /* The weight tau / (ewma_rtts T) of a sample interval, tau clamped to T

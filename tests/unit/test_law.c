@@ -1028,6 +1028,11 @@ static void test_law_time(void)
 	tap_ok(long1 == long0,
 	       "law_time: a flow whose T is queue_t takes the draft's steps (W x%.4f)",
 	       long1);
+	tap_ok(law_time_rate(1, 60000, 5, 1250, 1) ==
+	       law_time_rate(0, 60000, 5, 1250, 1) &&
+	       law_time_rate(1, 60000, 5, 0, 2) ==
+	       law_time_rate(0, 60000, 5, 0, 2),
+	       "law_time: a flow of a longer T than queue_t keeps the draft's law");
 	tap_ok(short0 < long0 / 3,
 	       "law_time 0: 200 us of U 1.2 cut the 10 us flow five times as often, to under a third of the 50 us flow's rate (x%.4f, x%.4f)",
 	       short0, long0);
