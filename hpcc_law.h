@@ -124,7 +124,9 @@ struct hpcc_law {
 	uint32_t nhops;		/* samples in prev[] */
 	uint32_t bottleneck;	/* hop that set u in the last update */
 	uint32_t measured;	/* U holds a measurement, not the start 1 */
-	uint32_t ai_span;	/* ai_time: tau since the last commit, ns >> 10 */
+	uint32_t ai_span;	/* ai_time, law_time: tau since the last
+				 * commit, ns >> 10
+				 */
 	struct hpcc_sample prev[HPCC_LAW_MAX_HOPS];
 };
 
@@ -520,6 +522,8 @@ static inline uint64_t hpcc_law_w_ai(const struct hpcc_law *s,
  * often and takes a fifth of a step each time, so that per second both
  * cut and grow alike, and their fixed point (W_ai in proportion to T) stays
  * rate-fair under noise. Without law_time: 1, the draft's step per commit.
+ * With ai_time as well, f scales the W_ai that ai_time has already scaled
+ * by the flow's own spacing.
  */
 static inline uint64_t hpcc_law_step(const struct hpcc_law *s,
 				     const struct hpcc_law_cfg *c)
@@ -527,7 +531,7 @@ static inline uint64_t hpcc_law_step(const struct hpcc_law *s,
 	uint64_t t = hpcc_law_time_t(c);
 	uint64_t span = (uint64_t)s->ai_span << HPCC_AI_SPAN_SHIFT;
 
-	if (!c->law_time || t <= c->t_ns)
+	if (t <= c->t_ns)	/* no law_time, or T' no longer than T */
 		return HPCC_U_ONE;
 	if (span < 2 * c->t_ns)
 		span = 2 * c->t_ns;
@@ -547,7 +551,7 @@ static inline uint64_t hpcc_law_mult(const struct hpcc_law *s,
 				     const struct hpcc_law_cfg *c, uint64_t f)
 {
 	/* Wc <= HPCC_W_LIMIT (2^40), eta <= HPCC_U_ONE: no wrap */
-	uint64_t full = hpcc_qdiv(s->wc * c->eta, s->u, 0), ub, a, h;
+	uint64_t n = s->wc * c->eta, full = hpcc_qdiv(n, s->u, 0), ub, a, h;
 
 	if (f >= HPCC_U_ONE)
 		return full;	/* U == 0 saturates to w_max */
@@ -559,7 +563,7 @@ static inline uint64_t hpcc_law_mult(const struct hpcc_law *s,
 		ub = c->eta + (((s->u - c->eta) * f) >> HPCC_U_SHIFT);
 	else
 		ub = c->eta - (((c->eta - s->u) * f) >> HPCC_U_SHIFT);
-	h = hpcc_qdiv(s->wc * c->eta, ub, 0);
+	h = hpcc_qdiv(n, ub, 0);
 	if (h > HPCC_W_LIMIT)
 		h = HPCC_W_LIMIT;
 	return (a + h) >> 1;

@@ -563,15 +563,12 @@ for scen in $SCENARIOS; do
 		for cc in $(ccs_of $scen); do
 			echo "$avail" | grep -qw $(kernel_cc $cc) ||
 				{ not_as_asked "$scen $cc r$rep: $cc not available"; continue; }
-			if [ $cc = hpcc ] && [ -n "$HPCC_SETTINGS" ] && [ $TEL = 1 ]; then
+			if [ $cc = hpcc ] && [ $TEL = 1 ]; then
+				[ -n "$HPCC_SETTINGS" ] || hpcc_run ""
 				for SETTING in $HPCC_SETTINGS; do
 					hpcc_run "$SETTING"
 				done
 				SETTING=
-				continue
-			fi
-			if [ $cc = hpcc ] && [ $TEL = 1 ]; then
-				hpcc_run ""
 				continue
 			fi
 			run_one
