@@ -21,10 +21,11 @@
 
 /* Fewest segments in cwnd: one in flight plus one being acknowledged. */
 #define HPCC_MIN_CWND		2
-/* cwnd = HPCC_CWND_GAIN * W: the rate is R = W / T, paced; the window only
- * bounds inflight, with room for an RTT above T that is not queueing (host
- * and NIC delays), as the reference simulator bounds its rate-based flows
- * by the network's max RTT rather than their own base RTT.
+/* cwnd_gain's default: cwnd = 2 W. The rate is R = W / T, paced; the window
+ * only bounds inflight, with room for an RTT above T that is not queueing
+ * (host and NIC delays), as the reference simulator bounds its rate-based
+ * flows by the network's max RTT rather than their own base RTT. 1 is the
+ * draft's window-based sender: W in flight.
  */
 #define HPCC_CWND_GAIN		2
 /* Windows may grow to this many path BDPs to make up for an actual RTT
@@ -132,6 +133,9 @@ struct hpcc_ctl_params {
 					 */
 	uint32_t deliv_ai;		/* 1: deliv_cap holds all growth but
 					 * the additive step W_ai
+					 */
+	uint32_t cwnd_gain;		/* cwnd = cwnd_gain W; 0:
+					 * HPCC_CWND_GAIN
 					 */
 };
 
@@ -1292,11 +1296,13 @@ static inline bool hpcc_ctl_tx_start(struct hpcc_ctl *s, uint64_t now,
 	return restart;
 }
 
-/* cwnd in segments from W: HPCC_CWND_GAIN * W, within [2, clamp]. */
-static inline uint32_t hpcc_ctl_cwnd(const struct hpcc_ctl *s, uint32_t mss,
-				     uint32_t clamp)
+/* cwnd in segments from W: cwnd_gain * W, within [2, clamp]. */
+static inline uint32_t hpcc_ctl_cwnd(const struct hpcc_ctl *s,
+				     const struct hpcc_ctl_params *p,
+				     uint32_t mss, uint32_t clamp)
 {
-	uint64_t w = (s->law.w >> HPCC_W_SHIFT) * HPCC_CWND_GAIN;
+	uint32_t gain = p->cwnd_gain ? p->cwnd_gain : HPCC_CWND_GAIN;
+	uint64_t w = (s->law.w >> HPCC_W_SHIFT) * gain;
 	uint32_t cwnd = (uint32_t)(w < 0xffffffffU ? w : 0xffffffffU) /
 			(mss ? mss : 1);
 

@@ -257,6 +257,8 @@ HPCC_PARAM(deliv_cap, HPCC_DEF_DELIV_CAP, 0, 10000,
 	   "W grows to at most this per mille of the bytes delivered in a T; 0: unbounded");
 HPCC_PARAM(deliv_ai, HPCC_DEF_DELIV_AI, 0, 1,
 	   "1: deliv_cap holds W's growth but the additive step W_ai; 0: all of it");
+HPCC_PARAM(cwnd_gain, HPCC_CWND_GAIN, 1, 8,
+	   "cwnd = cwnd_gain W; the law's rate is paced at W / T");
 
 /*
  * The domain's MAC keys, as the routers' hpcc_mac_keys map holds them,
@@ -511,6 +513,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->fair_pull = READ_ONCE(hpcc_fair_pull);
 	p->deliv_cap = READ_ONCE(hpcc_deliv_cap);
 	p->deliv_ai = READ_ONCE(hpcc_deliv_ai);
+	p->cwnd_gain = READ_ONCE(hpcc_cwnd_gain);
 	p->path_share = READ_ONCE(hpcc_path_share);
 }
 
@@ -1260,11 +1263,12 @@ static noinline void hpcc_share_report(struct sock *sk, struct hpcc_flow *f,
 	hpcc_report_events(sk, f);
 }
 
-static void hpcc_apply_law(struct sock *sk, struct hpcc_flow *f)
+static void hpcc_apply_law(struct sock *sk, struct hpcc_flow *f,
+			   const struct hpcc_ctl_params *p)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 
-	tcp_snd_cwnd_set(tp, hpcc_ctl_cwnd(&f->ctl, tp->mss_cache,
+	tcp_snd_cwnd_set(tp, hpcc_ctl_cwnd(&f->ctl, p, tp->mss_cache,
 					   tp->snd_cwnd_clamp));
 	WRITE_ONCE(sk->sk_pacing_rate, min(f->ctl.pacing_rate,
 					   READ_ONCE(sk->sk_max_pacing_rate)));
@@ -1329,7 +1333,7 @@ static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 		hpcc_leave_telemetry(sk, f);
 	}
 	if (f->ctl.telemetry)
-		hpcc_apply_law(sk, f);
+		hpcc_apply_law(sk, f, &p);
 	else
 		hpcc_reno(sk, rs);
 	hpcc_maybe_probe(sk, f, rs, now);
@@ -1517,7 +1521,7 @@ static u32 hpcc_ssthresh(struct sock *sk)
 		if (p.loss_beta < 1000)
 			hpcc_count(HPCC_STAT_LOSS_REDUCTIONS);
 		hpcc_publish(f);
-		return hpcc_ctl_cwnd(&f->ctl, tp->mss_cache,
+		return hpcc_ctl_cwnd(&f->ctl, &p, tp->mss_cache,
 				     tp->snd_cwnd_clamp);
 	}
 	/* competing beside a marking AQM: dctcp's cut, not Reno's half */

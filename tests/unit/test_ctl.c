@@ -77,6 +77,7 @@ static struct hpcc_sample hop(uint64_t ts, uint64_t tx, uint32_t q,
 
 static void test_report(void)
 {
+	struct hpcc_ctl_params gain = params;
 	struct hpcc_tcp_view v = {
 		.mss = 1000, .snd_nxt = 50000, .snd_una = 40000, .cwnd = 10,
 		.min_rtt_us = 1000, .srtt_ns = 1200000,
@@ -103,9 +104,16 @@ static void test_report(void)
 	       s.pacing_rate == 125000000 && s.t_us == 1000 &&
 	       s.last_report_ns == 1000,
 	       "first report on an idle path: W = B T, R = B");
-	tap_ok(hpcc_ctl_cwnd(&s, 1000, 100000) == 250 &&
-	       hpcc_ctl_cwnd(&s, 1000, 100) == 100,
+	tap_ok(hpcc_ctl_cwnd(&s, &params, 1000, 100000) == 250 &&
+	       hpcc_ctl_cwnd(&s, &params, 1000, 100) == 100,
 	       "cwnd = 2 W / mss, within the clamp");
+	gain.cwnd_gain = 1;
+	tap_ok(hpcc_ctl_cwnd(&s, &gain, 1000, 100000) == 125,
+	       "cwnd_gain 1: cwnd = W / mss, the draft's window");
+	gain.cwnd_gain = 3;
+	tap_ok(hpcc_ctl_cwnd(&s, &gain, 1000, 100000) == 375 &&
+	       hpcc_ctl_cwnd(&s, &gain, 1000, 300) == 300,
+	       "cwnd_gain 3: cwnd = 3 W / mss, within the clamp");
 
 	/* telemetry lost after 8 x max(srtt, 200 us), the probes held back
 	 * (probe_limit) until past it
