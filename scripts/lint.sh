@@ -15,6 +15,9 @@
 #   4. no function over 80 lines outside the tests: the module, probe/,
 #      bpf/, sim/ and demo/ (C, C++ and Python; a C function from its
 #      opening brace in column 0 to its closing one)
+#   5. every module parameter of tcp_hpcc.c (HPCC_PARAM, module_param*) has
+#      an entry in man/tcp_hpcc.7 (a .TP item's .B/.BR line) and a row in
+#      Documentation/tcp_hpcc.rst's parameter table
 #
 # usage: scripts/lint.sh [-v]   (-v: list every function's length too)
 # Needs cppcheck and perl (scripts/deps.sh build); checkpatch.pl is taken
@@ -205,5 +208,20 @@ fi
 [ -z "$out" ]
 tap_result $? "no function over $MAX_LINES lines outside the tests (module, probe/, bpf/, sim/, demo/)"
 [ -z "$out" ] || tap_diag "$out"
+
+# 5. the module's parameters, each documented where an operator looks
+params=$(sed -n -e 's/^HPCC_PARAM(\([a-z_0-9]*\),.*/\1/p' \
+	-e 's/^module_param[a-z_]*(\([a-z_0-9]*\),.*/\1/p' tcp_hpcc.c)
+out=
+for p in $params; do
+	awk -v p="$p" 'prev == ".TP" && ($1 == ".B" || $1 == ".BR") && $2 == p { f = 1 }
+		{ prev = $0 } END { exit !f }' man/tcp_hpcc.7 ||
+		out+="man/tcp_hpcc.7: no entry for $p"$'\n'
+	grep -q "^$p  " Documentation/tcp_hpcc.rst ||
+		out+="Documentation/tcp_hpcc.rst: no row for $p in the parameter table"$'\n'
+done
+[ -n "$params" ] && [ -z "$out" ]
+tap_result $? "every module parameter in tcp_hpcc.7 and tcp_hpcc.rst ($(echo $params | wc -w) parameters)"
+[ -z "$out" ] || tap_diag "${out%$'\n'}"
 
 tap_done
