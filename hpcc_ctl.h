@@ -25,7 +25,9 @@
  * only bounds inflight, with room for an RTT above T that is not queueing
  * (host and NIC delays), as the reference simulator bounds its rate-based
  * flows by the network's max RTT rather than their own base RTT. 1 is the
- * draft's window-based sender: W in flight.
+ * draft's window-based sender: W in flight, what a flow holds once it has
+ * delivered cwnd_long KB (a jitter-inflated RTT then holds back no more
+ * than W to leave at once).
  */
 #define HPCC_CWND_GAIN		2
 /* Windows may grow to this many path BDPs to make up for an actual RTT
@@ -137,6 +139,9 @@ struct hpcc_ctl_params {
 	uint32_t cwnd_gain;		/* cwnd = cwnd_gain W; 0:
 					 * HPCC_CWND_GAIN
 					 */
+	uint32_t cwnd_long_kb;		/* a flow that delivered more KB than
+					 * this: cwnd = W; 0: never
+					 */
 };
 
 /* The dynamics parameters' defaults (tcp_hpcc.c's module parameters). */
@@ -163,6 +168,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_FAIR_PULL	0
 #define HPCC_DEF_DELIV_CAP	1500
 #define HPCC_DEF_DELIV_AI	1
+#define HPCC_DEF_CWND_LONG	256
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -1299,9 +1305,13 @@ static inline bool hpcc_ctl_tx_start(struct hpcc_ctl *s, uint64_t now,
 /* cwnd in segments from W: cwnd_gain * W, within [2, clamp]. */
 static inline uint32_t hpcc_ctl_cwnd(const struct hpcc_ctl *s,
 				     const struct hpcc_ctl_params *p,
-				     uint32_t mss, uint32_t clamp)
+				     uint32_t mss, uint32_t clamp,
+				     uint64_t delivered)
 {
 	uint32_t gain = p->cwnd_gain ? p->cwnd_gain : HPCC_CWND_GAIN;
+
+	if (p->cwnd_long_kb && delivered > (uint64_t)p->cwnd_long_kb << 10)
+		gain = 1;
 	uint64_t w = (s->law.w >> HPCC_W_SHIFT) * gain;
 	uint32_t cwnd = (uint32_t)(w < 0xffffffffU ? w : 0xffffffffU) /
 			(mss ? mss : 1);

@@ -259,6 +259,8 @@ HPCC_PARAM(deliv_ai, HPCC_DEF_DELIV_AI, 0, 1,
 	   "1: deliv_cap holds W's growth but the additive step W_ai; 0: all of it");
 HPCC_PARAM(cwnd_gain, HPCC_CWND_GAIN, 1, 8,
 	   "cwnd = cwnd_gain W; the law's rate is paced at W / T");
+HPCC_PARAM(cwnd_long, HPCC_DEF_CWND_LONG, 0, 1000000,
+	   "KB a flow delivers before its cwnd is W (gain 1); 0: never");
 
 /*
  * The domain's MAC keys, as the routers' hpcc_mac_keys map holds them,
@@ -514,6 +516,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->deliv_cap = READ_ONCE(hpcc_deliv_cap);
 	p->deliv_ai = READ_ONCE(hpcc_deliv_ai);
 	p->cwnd_gain = READ_ONCE(hpcc_cwnd_gain);
+	p->cwnd_long_kb = READ_ONCE(hpcc_cwnd_long);
 	p->path_share = READ_ONCE(hpcc_path_share);
 }
 
@@ -1269,7 +1272,8 @@ static void hpcc_apply_law(struct sock *sk, struct hpcc_flow *f,
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	tcp_snd_cwnd_set(tp, hpcc_ctl_cwnd(&f->ctl, p, tp->mss_cache,
-					   tp->snd_cwnd_clamp));
+					   tp->snd_cwnd_clamp,
+					   tp->bytes_acked));
 	WRITE_ONCE(sk->sk_pacing_rate, min(f->ctl.pacing_rate,
 					   READ_ONCE(sk->sk_max_pacing_rate)));
 }
@@ -1522,7 +1526,7 @@ static u32 hpcc_ssthresh(struct sock *sk)
 			hpcc_count(HPCC_STAT_LOSS_REDUCTIONS);
 		hpcc_publish(f);
 		return hpcc_ctl_cwnd(&f->ctl, &p, tp->mss_cache,
-				     tp->snd_cwnd_clamp);
+				     tp->snd_cwnd_clamp, tp->bytes_acked);
 	}
 	/* competing beside a marking AQM: dctcp's cut, not Reno's half */
 	if (ca->flow) {

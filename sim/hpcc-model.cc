@@ -59,6 +59,7 @@ ModuleDefaults()
     p.deliv_cap = HPCC_DEF_DELIV_CAP;
     p.deliv_ai = HPCC_DEF_DELIV_AI;
     p.cwnd_gain = HPCC_CWND_GAIN;
+    p.cwnd_long_kb = HPCC_DEF_CWND_LONG;
     if (g_hpcc_no_bounds) /* the draft's: no capacity cap, growth or delivery hold, loss net */
         p.max_mbps = p.max_growth = p.loss_beta = p.deliv_cap = 0;
     p.start_hold = HPCC_DEF_START_HOLD;
@@ -125,7 +126,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"loss_beta", &p.loss_beta}, {"loss_undo", &p.loss_undo},
         {"receiver_flows", &p.receiver_flows}, {"fair_pull", &p.fair_pull},
         {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai},
-        {"cwnd_gain", &p.cwnd_gain},
+        {"cwnd_gain", &p.cwnd_gain}, {"cwnd_long", &p.cwnd_long_kb},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };
     auto t = tab.find(name);
     if (t == tab.end())
@@ -267,7 +268,8 @@ TcpHpcc::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t)
     if (m_ctl.telemetry)
     {
         hpcc_ctl_loss(&m_ctl, &m_params, mss);
-        return hpcc_ctl_cwnd(&m_ctl, &m_params, mss, UINT32_MAX / mss) * mss;
+        return hpcc_ctl_cwnd(&m_ctl, &m_params, mss, UINT32_MAX / mss, m_deliveredBytes) *
+               mss;
     }
     /* competing beside a marking AQM: dctcp's cut for CE, Reno's half for a
      * loss (the module tells them apart by the state the stack enters;
@@ -396,6 +398,8 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
     uint32_t mss = tcb->m_segmentSize;
     uint32_t delivered = (uint32_t)rc.m_delivered;
 
+    m_deliveredBytes = rc.m_delivered;
+
     if (!m_net)
     {
         Reno(tcb, rs);
@@ -423,7 +427,8 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
     }
     if (m_ctl.telemetry)
     {
-        tcb->m_cWnd = hpcc_ctl_cwnd(&m_ctl, &m_params, mss, UINT32_MAX / mss) * mss;
+        tcb->m_cWnd = hpcc_ctl_cwnd(&m_ctl, &m_params, mss, UINT32_MAX / mss,
+                                     m_deliveredBytes) * mss;
         tcb->m_pacingRate = std::min(DataRate(m_ctl.pacing_rate * 8), tcb->m_maxPacingRate);
     }
     else

@@ -104,16 +104,21 @@ static void test_report(void)
 	       s.pacing_rate == 125000000 && s.t_us == 1000 &&
 	       s.last_report_ns == 1000,
 	       "first report on an idle path: W = B T, R = B");
-	tap_ok(hpcc_ctl_cwnd(&s, &params, 1000, 100000) == 250 &&
-	       hpcc_ctl_cwnd(&s, &params, 1000, 100) == 100,
+	tap_ok(hpcc_ctl_cwnd(&s, &params, 1000, 100000, 0) == 250 &&
+	       hpcc_ctl_cwnd(&s, &params, 1000, 100, 0) == 100,
 	       "cwnd = 2 W / mss, within the clamp");
 	gain.cwnd_gain = 1;
-	tap_ok(hpcc_ctl_cwnd(&s, &gain, 1000, 100000) == 125,
+	tap_ok(hpcc_ctl_cwnd(&s, &gain, 1000, 100000, 0) == 125,
 	       "cwnd_gain 1: cwnd = W / mss, the draft's window");
 	gain.cwnd_gain = 3;
-	tap_ok(hpcc_ctl_cwnd(&s, &gain, 1000, 100000) == 375 &&
-	       hpcc_ctl_cwnd(&s, &gain, 1000, 300) == 300,
+	tap_ok(hpcc_ctl_cwnd(&s, &gain, 1000, 100000, 0) == 375 &&
+	       hpcc_ctl_cwnd(&s, &gain, 1000, 300, 0) == 300,
 	       "cwnd_gain 3: cwnd = 3 W / mss, within the clamp");
+	gain.cwnd_gain = 2;
+	gain.cwnd_long_kb = 256;
+	tap_ok(hpcc_ctl_cwnd(&s, &gain, 1000, 100000, 256 << 10) == 250 &&
+	       hpcc_ctl_cwnd(&s, &gain, 1000, 100000, (256 << 10) + 1) == 125,
+	       "cwnd_long 256: 2 W up to 256 KB delivered, W after");
 
 	/* telemetry lost after 8 x max(srtt, 200 us), the probes held back
 	 * (probe_limit) until past it
