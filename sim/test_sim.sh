@@ -66,7 +66,8 @@ tap_check "hpcc keeps its queue p99 below 30 KB" [ "$q99" -lt 30000 ]
 # receiver rewrites every response, with the bounds on (the model's
 # defaults: max_capacity 400000, max_growth x2, loss_beta 0.7). Measured
 # 1.88 and 0.09 of the fair share at 100 Mbit/s (demo profile, 8 s), the
-# law alone (compete_rtts 0); then the queue lie with the competition
+# law alone (compete_rtts 0; the idle lie 1.13 since cwnd_long holds
+# f1's flight to W past its first 256 KB); then the queue lie with the competition
 # mode on (the default): f1 turns loss-based and takes what Reno takes
 # beside flows that compete in turn. Which of them compete when follows
 # the start (compete_hold is 1000 T, 4.6 s): f1 got 0.27 of its share with
@@ -84,7 +85,7 @@ s1=$(sed -n 's/^f1 //p' $w/share1) s2=$(sed -n 's/^f1 //p' $w/share2)
 s2c=$(sed -n 's/^f1 //p' $w/share2c)
 c2c=$(sed -n 's/^@@csv .*probe.csv@@ [0-9].*,//p' $w/forge2c.log)
 tap_check "forged idle 4 Pbit/s path: f1 gets more than its share, but under 3x ($s1)" \
-	awk -v s="${s1:-9}" 'BEGIN { exit !(s > 1.2 && s < 3) }'
+	awk -v s="${s1:-9}" 'BEGIN { exit !(s > 1.05 && s < 3) }'
 tap_check "forged 4 GB queue: f1 held below its share, the others take the rest ($s2)" \
 	awk -v s="${s2:-9}" 'BEGIN { exit !(s < 0.5) }'
 tap_check "forged 4 GB queue, competition on: f1 competes (${c2c:-0} times), under 2x its share ($s2c)" \
@@ -114,7 +115,9 @@ tap_check "hpcc alone on RED-ECN ports: never competes (${calone:-?} times)" \
 # Link stalls (--stall_rate, --stall_ms), the VM's late netem timers: the
 # path's RTT with the bottleneck empty rises (measured 5.8 -> 8.0 ms at
 # p90, 3 s) and the stalled links' bursts make a queue that iid jitter of
-# the same links does not (measured p99 3 -> 38 KB)
+# the same links does not (measured p99 3 -> 38 KB), with cwnd 2 W
+# throughout (cwnd_long 0): the draft's W in flight keeps a packet or
+# three queued under stalls (p50 4.5 KB), and the empty path is not seen
 path() {	# LOG: p90 of the RTT with the bottleneck empty (ms), queue p99 (KB)
 	python3 - "$1" <<-'PY'
 	import sys
@@ -130,7 +133,7 @@ path() {	# LOG: p90 of the RTT with the bottleneck empty (ms), queue p99 (KB)
 }
 for run in jit: stall:--stall_rate=30,--stall_ms=10; do
 	./hpcc-sim --scenario=long --cc=hpcc --profile=smoke --jitter=0.2 \
-		$(echo "${run#*:}" | tr , ' ') --out=$w/${run%%:*}.log
+		--hpcc=cwnd_long=0 $(echo "${run#*:}" | tr , ' ') --out=$w/${run%%:*}.log
 done
 set -- $(path $w/jit.log) $(path $w/stall.log)
 tap_check "link stalls: RTT p90 with the bottleneck empty ${1:-?} -> ${3:-?} ms, queue p99 ${2:-?} -> ${4:-?} KB" \
