@@ -1309,12 +1309,13 @@ static inline uint32_t hpcc_ctl_cwnd(const struct hpcc_ctl *s,
 				     uint64_t delivered)
 {
 	uint32_t gain = p->cwnd_gain ? p->cwnd_gain : HPCC_CWND_GAIN;
+	uint64_t w;
+	uint32_t cwnd;
 
 	if (p->cwnd_long_kb && delivered > (uint64_t)p->cwnd_long_kb << 10)
 		gain = 1;
-	uint64_t w = (s->law.w >> HPCC_W_SHIFT) * gain;
-	uint32_t cwnd = (uint32_t)(w < 0xffffffffU ? w : 0xffffffffU) /
-			(mss ? mss : 1);
+	w = (s->law.w >> HPCC_W_SHIFT) * gain;
+	cwnd = (uint32_t)(w < 0xffffffffU ? w : 0xffffffffU) / (mss ? mss : 1);
 
 	if (cwnd > clamp)
 		cwnd = clamp;

@@ -268,7 +268,7 @@ TcpHpcc::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t)
     if (m_ctl.telemetry)
     {
         hpcc_ctl_loss(&m_ctl, &m_params, mss);
-        return hpcc_ctl_cwnd(&m_ctl, &m_params, mss, UINT32_MAX / mss, m_deliveredBytes) *
+        return hpcc_ctl_cwnd(&m_ctl, &m_params, mss, UINT32_MAX / mss, m_lastDelivered) *
                mss;
     }
     /* competing beside a marking AQM: dctcp's cut for CE, Reno's half for a
@@ -398,8 +398,6 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
     uint32_t mss = tcb->m_segmentSize;
     uint32_t delivered = (uint32_t)rc.m_delivered;
 
-    m_deliveredBytes = rc.m_delivered;
-
     if (!m_net)
     {
         Reno(tcb, rs);
@@ -409,8 +407,8 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
      * of the ACK that delivered them (ECN_ECE_RCVD)
      */
     if (tcb->m_ecnState == TcpSocketState::ECN_ECE_RCVD)
-        m_deliveredCe += delivered - m_lastDelivered;
-    m_lastDelivered = delivered;
+        m_deliveredCe += delivered - (uint32_t)m_lastDelivered;
+    m_lastDelivered = rc.m_delivered;
     /* ns-3's rate sample counts bytes (Linux's: packets) */
     if (rs.m_delivered > 0 && rs.m_interval.GetMicroSeconds() > 0)
         hpcc_ctl_deliv_sample(&m_ctl, (uint64_t)rs.m_delivered,
@@ -428,7 +426,7 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
     if (m_ctl.telemetry)
     {
         tcb->m_cWnd = hpcc_ctl_cwnd(&m_ctl, &m_params, mss, UINT32_MAX / mss,
-                                     m_deliveredBytes) * mss;
+                                     m_lastDelivered) * mss;
         tcb->m_pacingRate = std::min(DataRate(m_ctl.pacing_rate * 8), tcb->m_maxPacingRate);
     }
     else

@@ -112,8 +112,7 @@ class TcpHpcc : public TcpLinuxReno
     struct hpcc_sample m_report[HPCC_MAX_HOPS];
     uint64_t m_srttNs = 0;      /* Linux's srtt: EWMA 1/8 of the RTT samples */
     uint32_t m_priorCwnd = 0;
-    uint32_t m_lastDelivered = 0; /* rc.m_delivered at the last ACK */
-    uint64_t m_deliveredBytes = 0; /* rc.m_delivered: cwnd_long's age */
+    uint64_t m_lastDelivered = 0; /* rc.m_delivered at the last ACK */
     uint32_t m_deliveredCe = 0;   /* bytes delivered by ACKs with ECE */
     Ptr<HpccNet> m_net;
     Ipv4Address m_local, m_remote;
