@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The demo's experiments, run INSIDE the VM from /hpcc (scripts/demo.sh):
 #
-#   demo/scenarios.sh [--profile smoke|demo|long] [--ccs "cubic dctcp bbr hpcc [paced]"]
+#   demo/scenarios.sh [--profile smoke|demo|long] [--ccs "cubic dctcp bbr hpcc [paced] [alone]"]
 #                     [--hpcc-settings "S1 S2..."]
 #                     [--scenarios "long incast stagger websearch ..."] [--reps N]
 #
@@ -49,6 +49,10 @@
 # only (in the long profile by default): the queue a smooth sender below
 # the link's rate meets, i.e. what the emulator's and the links' timing
 # alone put in the bottleneck, at the utilisation it reached.
+# "alone" is the incast's reference: cubic's bursts without the long
+# flow (incast only; in the long profile by default), i.e. the FCT the
+# emulator gives a burst that has the link to itself, against the
+# physical floor (the burst's wire bytes at the link rate plus one RTT).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . ./scripts/lib/netns.sh	# $IP, $TC, veth_link(), qstat(), wait_port()...
@@ -99,9 +103,10 @@ long)	: "${SCENARIOS:=long incast stagger websearch many rttfair parking vscubic
 	STAGGER_REPS=3 WS_REPS=5 SWEEP_REPS=3 ;;
 *) echo "scenarios.sh: unknown profile $profile" >&2; exit 2 ;;
 esac
-[ -n "$CCS" ] || CCS="cubic dctcp bbr hpcc$([ $profile = long ] && echo ' paced')"
+[ -n "$CCS" ] || CCS="cubic dctcp bbr hpcc$([ $profile = long ] && echo ' paced alone')"
 PACED_PCT=${PACED_PCT:-90}	# paced (--paced-pct): the 3 flows' pacing, % of the link
 PACED_SCENARIOS="long jlong"	# their 3 long flows share PACED_PCT
+ALONE_SCENARIOS="incast"	# the alone reference's
 WS_LOAD=${WS_LOAD:-0.5}
 INCAST_FLOWS=${INCAST_FLOWS:-16}	# short flows per incast burst
 MANY_FLOWS=${MANY_FLOWS:-32}	# long flows of "many"
@@ -141,11 +146,11 @@ emit_row() {	# emit_row FILE ROW
 
 port_of() {
 	case $1 in cubic) echo 5001 ;; dctcp) echo 5002 ;; bbr) echo 5003 ;;
-	hpcc) echo 5004 ;; paced) echo 5005 ;; *) echo 5009 ;; esac
+	hpcc) echo 5004 ;; paced) echo 5005 ;; alone) echo 5006 ;; *) echo 5009 ;; esac
 }
 
 kernel_cc() {	# kernel_cc CC: the congestion control CC's sockets use
-	case $1 in paced) echo cubic ;; *) echo $1 ;; esac
+	case $1 in paced | alone) echo cubic ;; *) echo $1 ;; esac
 }
 
 # not_as_asked WHAT: a configuration that did not run as asked. Each is
@@ -294,7 +299,7 @@ run_scenario() {	# scenario body: sets DUR, starts clients
 		done ;;
 	incast)
 		DUR=$INCAST_DUR
-		start_client long s1 -d 10.2.1.1 --long $DUR
+		[ $cc = alone ] || start_client long s1 -d 10.2.1.1 --long $DUR
 		for i in 1 2 3; do
 			n=$(((INCAST_FLOWS + 3 - i) / 3))
 			start_client inc$i s$i -d 10.2.1.1 --drain 3 \
@@ -351,12 +356,12 @@ run_scenario() {	# scenario body: sets DUR, starts clients
 	esac
 }
 
-# ccs_of SCEN: the CCs that run in SCEN (the paced reference only in some)
+# ccs_of SCEN: the CCs that run in SCEN (the references only in some)
 ccs_of() {
-	case " $PACED_SCENARIOS " in
-	*" $1 "*) echo $CCS ;;
-	*) echo " $CCS " | sed 's/ paced / /; s/^ *//; s/ *$//' ;;
-	esac
+	local ccs=" $CCS "
+	case " $PACED_SCENARIOS " in *" $1 "*) ;; *) ccs=${ccs/ paced / } ;; esac
+	case " $ALONE_SCENARIOS " in *" $1 "*) ;; *) ccs=${ccs/ alone / } ;; esac
+	echo $ccs
 }
 
 nrun=0

@@ -13,8 +13,9 @@
 #   --long     longer runs and 5 repetitions (3 for stagger and the sweep)
 #              of every scenario, including issue 11's (many flows, RTT
 #              fairness, parking lot, against cubic and dctcp, link
-#              jitter), and the paced reference (demo/README.md) in long
-#              and jlong: about 100 minutes on 2 cores; also writes
+#              jitter), the paced reference (demo/README.md) in long and
+#              jlong and the burst-alone one in incast: about 100 minutes
+#              on 2 cores; also writes
 #              Documentation/bench-results.md (with --scenarios or --reps:
 #              OUT/bench-results.md, the committed report stays whole)
 #   --scenarios, --reps  passed to demo/scenarios.sh: a subset, fewer

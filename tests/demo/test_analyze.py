@@ -422,6 +422,24 @@ class Issue11(unittest.TestCase):
             pm[('parking', 'cubic', rep)] = {'park_ratio': 0.5}
         return pm
 
+    def test_burst_alone_reference(self):
+        """The incast's burst-alone runs: a ratio check against them, and
+        their share of the floor beside the floor check."""
+        pm = self.pm()
+        for rep, fct in enumerate((110, 100, 120, 100, 90), 1):
+            pm[('incast', 'alone', rep)] = {'fct_p99_ms': fct, 'fct_p99_floor': fct / 90}
+            pm[('incast', 'hpcc', rep)]['fct_floor1_ms'] = 90.0
+        spec = [(1, 'alone', 'incast', 'fct_p99_ms', 'ratio', 'alone', '<=', 1.3),
+                (1, 'floor', 'incast', 'fct_p99_floor', 'value', None, '<=', 1.3)]
+        rows = A.issue_targets(pm, 'hpcc', spec)
+        # hpcc 100 120 90 300 110 over 110 100 120 100 90: median 1.2
+        self.assertAlmostEqual(rows[0]['value']['med'], 1.2)
+        self.assertTrue(rows[0]['met'])
+        self.assertEqual(rows[0]['note'], 'the burst alone (cubic) 100 ms')
+        self.assertEqual(rows[1]['note'], 'floor 90.0 ms; the burst alone 1.11 of it')
+        # the reference is no peer column
+        self.assertNotIn('alone', rows[0]['peers'])
+
     def test_paired_ratios(self):
         pm = self.pm()
         r = A.paired_ratios(pm, 'incast', 'fct_p99_ms', 'hpcc', 'dctcp')
