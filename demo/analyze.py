@@ -388,6 +388,31 @@ def long_metrics(run, env, series):
             'jain_half': half_jain(list(series.values()), dur)}
 
 
+def burst_link(q, dev, flows, bursts, rate_bps):
+    """The link DEV's utilisation while each incast burst lasts (from its
+    first flow's start to its last flow's end) and over the second half of
+    that span, means over the bursts: (whole, tail) or (None, None). A
+    flow belongs to the last burst event at or before its start (100 ms
+    early allowed: the clients' timers and the event log's differ)."""
+    whole, tail = [], []
+    for i, b in enumerate(bursts):
+        nxt = bursts[i + 1] if i + 1 < len(bursts) else float('inf')
+        fl = [f for f in flows if f.get('status') == 'ok' and 'start' in f and
+              'end' in f and b - 0.1 <= float(f['start']) < nxt - 0.1]
+        if not fl:
+            continue
+        t0 = min(float(f['start']) for f in fl)
+        t1 = max(float(f['end']) for f in fl)
+        a = queue_stats(q, dev, t0, t1, rate_bps)
+        z = queue_stats(q, dev, (t0 + t1) / 2, t1, rate_bps)
+        if a and z and a['util'] is not None and z['util'] is not None:
+            whole.append(a['util'])
+            tail.append(z['util'])
+    if not whole:
+        return None, None
+    return sum(whole) / len(whole), sum(tail) / len(tail)
+
+
 def run_metrics(scen, run, env):
     """Metrics of one run: run = {'queue', 'flows', 'samples', 'events'} (row
     dicts), duration in run['duration']. Returns {metric: value}."""
@@ -411,6 +436,7 @@ def run_metrics(scen, run, env):
         nb = len(bursts) or 1
         burst_wire = sum(wire_bytes(float(f['size'])) for f in short) / nb
         floor1 = incast_floor_s(burst_wire, rate, rtt) * 1e3 if short else None
+        bu, bt = burst_link(q, 'r2d1', short, bursts, rate)
         m.update({'fct_floor_ms': (2 * rtt + burst_wire * 8 / rate) * 1e3 if short else None,
                   'fct_floor1_ms': floor1,
                   'fct_p99_floor': ratio(percentile(fcts, 99), floor1),
@@ -418,6 +444,7 @@ def run_metrics(scen, run, env):
                   'drops': qall.get('drops'), 'marks': qall.get('marks'),
                   'fct_p50_ms': percentile(fcts, 50), 'fct_p99_ms': percentile(fcts, 99),
                   'short_done': len(fcts), 'short_total': len(short),
+                  'burst_util': bu, 'burst_tail_util': bt,
                   'long_goodput': gp / rate})
     elif scen == 'stagger':
         qs = queue_stats(q, 'r2d1', 0.5, dur, rate) or {}
@@ -567,6 +594,8 @@ TABLE = [
     ('incast', 'fct_p99_ms', 'short FCT p99 (ms)', '{:.1f}'),
     ('incast', 'short_done', 'short flows done', '{:.0f}'),
     ('incast', 'long_goodput', 'long flow goodput', '{:.3f}'),
+    ('incast', 'burst_util', 'link during the bursts', '{:.3f}'),
+    ('incast', 'burst_tail_util', "link, bursts' second half", '{:.3f}'),
     ('incast', 'stall_s', 'emulator stalls (s)', '{:.2f}'),
     ('stagger', 'util', 'link utilisation (tc)', '{:.3f}'),
     ('stagger', 'q_p99_kb', 'queue p99 (KB)', '{:.1f}'),

@@ -422,6 +422,26 @@ class Issue11(unittest.TestCase):
             pm[('parking', 'cubic', rep)] = {'park_ratio': 0.5}
         return pm
 
+    def test_burst_link(self):
+        """The link while each burst lasts and over its second half."""
+        # 100 Mbit/s: 62,500 B per 5 ms when full; full from 2.0 to 2.05 s,
+        # idle to 2.1 s; burst 2: full from 3.0 to 3.1 s
+        q, b = [], 0
+        for i in range(801):
+            t = i * 0.005
+            if 2.0 < t <= 2.05 + 1e-9 or 3.0 < t <= 3.1 + 1e-9:
+                b += 62500
+            q.append({'t': '%.3f' % t, 'dev': 'r2d1', 'backlog': '0', 'drops': '0',
+                      'bytes': str(b), 'marks': '0'})
+        flows = [{'start': '2.0', 'end': '2.1', 'status': 'ok'},
+                 {'start': '2.01', 'end': '2.05', 'status': 'ok'},
+                 {'start': '2.02', 'end': '9', 'status': 'timeout'},
+                 {'start': '3.0', 'end': '3.1', 'status': 'ok'}]
+        whole, tail = A.burst_link(q, 'r2d1', flows, [2.0, 3.0], 1e8)
+        self.assertAlmostEqual(whole, (0.5 + 1.0) / 2)
+        self.assertAlmostEqual(tail, (0.0 + 1.0) / 2)
+        self.assertEqual(A.burst_link(q, 'r2d1', [], [2.0], 1e8), (None, None))
+
     def test_burst_alone_reference(self):
         """The incast's burst-alone runs: a ratio check against them, and
         their share of the floor beside the floor check."""
