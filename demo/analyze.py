@@ -685,13 +685,15 @@ def format_table(agg, ccs, scens, nreps):
         if not any((scen, cc, k) in agg for cc in ccs for k, _, _ in rows):
             continue
         n = nreps.get(scen, {})
-        reps = ', '.join('%s %d' % (cc, n.get(cc, 0)) for cc in ccs)
+        # a reference (paced, alone) runs in some scenarios only
+        cols = [cc for cc in ccs if n.get(cc)] or ccs
+        reps = ', '.join('%s %d' % (cc, n.get(cc, 0)) for cc in cols)
         lines.append('')
         lines.append('== %s (repetitions: %s)' % (scen, reps))
-        lines.append(''.ljust(w0) + ''.join(cc.rjust(widths[cc]) for cc in ccs))
+        lines.append(''.ljust(w0) + ''.join(cc.rjust(widths[cc]) for cc in cols))
         for k, lab, f in rows:
             lines.append(lab.ljust(w0) + ''.join(
-                fmt_cell(agg.get((scen, cc, k)), f).rjust(widths[cc]) for cc in ccs))
+                fmt_cell(agg.get((scen, cc, k)), f).rjust(widths[cc]) for cc in cols))
     return '\n'.join(lines)
 
 

@@ -508,6 +508,14 @@ class Issue11(unittest.TestCase):
         self.assertIn('**missed**', md)
         self.assertIn('0.45 [0.3-0.7] (5)', md)
 
+    def test_table_columns_only_for_ccs_that_ran(self):
+        per_run = {('long', 'hpcc'): [{'goodput': 0.9}], ('incast', 'hpcc'): [{'drops': 0}],
+                   ('incast', 'alone'): [{'drops': 0}]}
+        nreps = {'long': {'hpcc': 1}, 'incast': {'hpcc': 1, 'alone': 1}}
+        out = A.format_table(A.aggregate(per_run), ['hpcc', 'alone'], ['long', 'incast'], nreps)
+        self.assertIn('== long (repetitions: hpcc 1)', out)
+        self.assertIn('== incast (repetitions: hpcc 1, alone 1)', out)
+
     def test_fmt_ms(self):
         self.assertEqual(A.fmt_ms({'med': 937.4, 'min': 869, 'max': 1004.6, 'n': 2}),
                          '937 [869-1005] (2)')
