@@ -14,8 +14,8 @@
 #              of every scenario, including issue 11's (many flows, RTT
 #              fairness, parking lot, against cubic and dctcp, link
 #              jitter), the paced reference (demo/README.md) in long and
-#              jlong and the burst-alone one in incast: about 100 minutes
-#              on 2 cores; also writes
+#              jlong and the burst-alone one in incast: about 90 minutes
+#              on 2 cores (88 on 2026-12-05); also writes
 #              Documentation/bench-results.md (with --scenarios or --reps:
 #              OUT/bench-results.md, the committed report stays whole)
 #   --scenarios, --reps  passed to demo/scenarios.sh: a subset, fewer
