@@ -148,7 +148,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_START_HOLD	1
 #define HPCC_DEF_PROBE_FIRST	1
 #define HPCC_DEF_PROBE_COST	20
-#define HPCC_DEF_PROBE_FREE	950
+#define HPCC_DEF_PROBE_FREE	0
 #define HPCC_DEF_COMPETE_RTTS	50
 #define HPCC_DEF_COMPETE_QUEUE	4000
 #define HPCC_DEF_COMPETE_HOLD	1000
@@ -160,7 +160,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_RATE_EWMA	0
 #define HPCC_DEF_AI_TIME	0
 #define HPCC_DEF_LAW_TIME	0
-#define HPCC_DEF_EWMA_SPAN	1
+#define HPCC_DEF_EWMA_SPAN	0
 #define HPCC_DEF_QMIN_SPAN	0
 #define HPCC_DEF_FIRST_QMIN	0
 #define HPCC_DEF_PATH_SHARE	1

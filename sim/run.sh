@@ -142,7 +142,7 @@ fi
 		"sample_ms,5" "tcpinfo_ms,50" "telemetry,1" "ccs,$CCS" "reps,$reps" "seed,42" \
 		"long_dur,$long_dur" "incast_dur,$incast_dur" "incast_bursts,$bursts" "incast_flows,16" \
 		"stagger_dur,$stagger_dur" "ws_dur,$ws_dur" "ws_drain,$ws_drain" "ws_load,0.5" \
-		"hpcc_params,eta=950 max_stage=1 ewma_rtts=4 hop_ewma=1 ai_time=0 ewma_span=1 w_ai=0 expected_flows=8 base_rtt=0 telemetry_timeout=8"; do
+		"hpcc_params,eta=950 max_stage=1 ewma_rtts=4 hop_ewma=1 ai_time=0 ewma_span=0 w_ai=0 expected_flows=8 base_rtt=0 telemetry_timeout=8"; do
 		echo "@@csv env.csv@@ $kv"
 	done
 	echo "@@csv runs.csv@@ scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s"

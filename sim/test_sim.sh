@@ -67,10 +67,7 @@ tap_check "hpcc keeps its queue p99 below 30 KB" [ "$q99" -lt 30000 ]
 # defaults: max_capacity 400000, max_growth x2, loss_beta 0.7). Measured
 # 1.88 and 0.09 of the fair share at 100 Mbit/s (demo profile, 8 s), the
 # law alone (compete_rtts 0; the idle lie 1.13 since cwnd_long holds
-# f1's flight to W past its first 256 KB, 0.12 since probe_free 950: an
-# idle U lifts the probe budget, each forged report grows W at once, f1
-# floods the queue, loses and times out, and the lie costs the liar;
-# what stays asserted is the bound and a link still used); then the queue lie with the competition
+# f1's flight to W past its first 256 KB); then the queue lie with the competition
 # mode on (the default): f1 turns loss-based and takes what Reno takes
 # beside flows that compete in turn. Which of them compete when follows
 # the start (compete_hold is 1000 T, 4.6 s): f1 got 0.27 of its share with
@@ -85,11 +82,10 @@ for run in 1:compete_rtts=0 2:compete_rtts=0 2c:; do
 	sed -n 's/^# /# forge '$f': /p' $w/share$f
 done
 s1=$(sed -n 's/^f1 //p' $w/share1) s2=$(sed -n 's/^f1 //p' $w/share2)
-t1=$(sed -n 's/^# .* total \([0-9.]*\) over.*/\1/p' $w/share1)
 s2c=$(sed -n 's/^f1 //p' $w/share2c)
 c2c=$(sed -n 's/^@@csv .*probe.csv@@ [0-9].*,//p' $w/forge2c.log)
-tap_check "forged idle 4 Pbit/s path: f1 under 3x its share ($s1), the link still used (${t1:-0} Mbit/s)" \
-	awk -v s="${s1:-9}" -v t="${t1:-0}" 'BEGIN { exit !(s < 3 && t > 85) }'
+tap_check "forged idle 4 Pbit/s path: f1 gets more than its share, but under 3x ($s1)" \
+	awk -v s="${s1:-9}" 'BEGIN { exit !(s > 1.05 && s < 3) }'
 tap_check "forged 4 GB queue: f1 held below its share, the others take the rest ($s2)" \
 	awk -v s="${s2:-9}" 'BEGIN { exit !(s < 0.5) }'
 tap_check "forged 4 GB queue, competition on: f1 competes (${c2c:-0} times), under 2x its share ($s2c)" \
