@@ -102,7 +102,9 @@ struct hpcc_law_cfg {
 				 * queue term, not per commit
 				 * (hpcc_law_step())
 				 */
-	uint32_t ewma_span;	/* 1: tau clamped to ewma_rtts T; 0: to T */
+	uint32_t ewma_span;	/* 1: tau clamped to ewma_rtts T; 2: only
+				 * for a sample below the average; 0: to T
+				 */
 	uint32_t qmin_span;	/* min(qlen, prev qlen) only over at most this
 				 * many T; 0: always (draft)
 				 */
@@ -345,14 +347,17 @@ static inline uint64_t hpcc_law_time_t(const struct hpcc_law_cfg *c)
 /* The weight tau / (ewma_rtts T) of a sample interval, tau clamped to T
  * (the draft's tau <= T) or, with ewma_span, to ewma_rtts T: a report whose
  * probes were spaced out by the budget then weighs the time it covers.
+ * ewma_span 2 does so only for a sample below the average (@falling): a
+ * drained queue shows at once, noise above the average stays damped.
  * T is hpcc_law_time_t().
  */
 static inline uint64_t hpcc_ewma_weight(const struct hpcc_law_cfg *c,
-					uint64_t tau)
+					uint64_t tau, bool falling)
 {
 	uint64_t t = hpcc_law_time_t(c);
 	uint64_t horizon = t * (c->ewma_rtts ? c->ewma_rtts : 1);
-	uint64_t most = c->ewma_span ? horizon : t, w;
+	bool span = c->ewma_span == 1 || (c->ewma_span == 2 && falling);
+	uint64_t most = span ? horizon : t, w;
 
 	if (tau > most)
 		tau = most;
@@ -366,12 +371,13 @@ static inline uint64_t hpcc_ewma_weight(const struct hpcc_law_cfg *c,
 static inline uint32_t hpcc_hop_u_avg(const struct hpcc_law_cfg *c,
 				      uint32_t avg, uint64_t ui, uint64_t dt)
 {
-	uint64_t w = hpcc_ewma_weight(c, dt);
+	uint64_t w;
 
 	if (ui > HPCC_HOP_U_MAX)
 		ui = HPCC_HOP_U_MAX;
 	if (avg == HPCC_HOP_U_NONE)
 		return (uint32_t)ui;
+	w = hpcc_ewma_weight(c, dt, ui < avg);
 	return (uint32_t)((avg * (HPCC_U_ONE - w) + ui * w) >> HPCC_U_SHIFT);
 }
 
@@ -480,7 +486,7 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 	span = s->ai_span + (tau >> HPCC_AI_SPAN_SHIFT);
 	s->ai_span = span > UINT32_MAX ? UINT32_MAX : (uint32_t)span;
 	/* hop_ewma: u is already an average */
-	w = c->hop_ewma ? HPCC_U_ONE : hpcc_ewma_weight(c, tau);
+	w = c->hop_ewma ? HPCC_U_ONE : hpcc_ewma_weight(c, tau, u < s->u);
 	if (!s->measured)
 		w = HPCC_U_ONE;
 	s->measured = 1;

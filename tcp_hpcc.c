@@ -161,8 +161,8 @@ HPCC_PARAM(rate_ewma, HPCC_DEF_RATE_EWMA, 0, 1,
  */
 HPCC_PARAM(ai_time, HPCC_DEF_AI_TIME, 0, 1,
 	   "1: W_ai per 2 base RTTs of telemetry while U < eta; 0: per commit");
-HPCC_PARAM(ewma_span, HPCC_DEF_EWMA_SPAN, 0, 1,
-	   "1: a sample weighs its interval up to ewma_rtts T; 0: up to T (draft)");
+HPCC_PARAM(ewma_span, HPCC_DEF_EWMA_SPAN, 0, 2,
+	   "1: a sample weighs its interval up to ewma_rtts T; 2: only one below the average; 0: up to T (draft)");
 /* The draft's min(qlen, prev qlen) compares per-packet samples; probes
  * far apart (the budget, a burst's first probe) hide a new queue.
  */

@@ -226,8 +226,10 @@ static void test_hand_cases(void)
 	tap_ok(near(u_of(s.u), 0.75 * (0.5 * 0.8 + 0.5 * 0.9) + 0.25 * 0.5, 1e-3),
 	       "ewma_rtts 4: U = 3/4 U + 1/4 u = %.6f", u_of(s.u));
 
-	/* A report 4 T after the last: ewma_span weighs its whole interval */
-	for (int span = 0; span <= 1; span++) {
+	/* A report 4 T after the last: ewma_span weighs its whole interval
+	 * (2: only a falling one)
+	 */
+	for (int span = 0; span <= 2; span++) {
 		struct hpcc_law t;
 
 		c.ewma_span = span;
@@ -241,6 +243,13 @@ static void test_hand_cases(void)
 		tap_ok(near(u_of(t.u), span ? 0.2 : 0.75 + 0.25 * 0.2, 1e-3),
 		       "ewma_span %d: a sample over 4 T weighs %s (U = %.4f)",
 		       span, span ? "1: U = u'" : "1/4, as one over T",
+		       u_of(t.u));
+		if (span != 2)
+			continue;
+		a[0] = hop(90000, 2250 + 5000, 0, 1000, 3); /* u' 1, 4 T */
+		hpcc_law_report(&t, &c, a, 1, 1, 1);
+		tap_ok(near(u_of(t.u), 0.75 * 0.2 + 0.25, 1e-3),
+		       "ewma_span 2: a rising sample over 4 T weighs 1/4 (U = %.4f)",
 		       u_of(t.u));
 	}
 	c.ewma_span = 0;
@@ -788,6 +797,24 @@ static void test_hop_ewma(void)
 	tap_ok(near(u_of(s.u), 0.2, 1e-3),
 	       "hop_ewma 1: a new switch's first u' is taken as is (%.4f)",
 	       u_of(s.u));
+
+	/* ewma_span 2 on a hop's own average: after 4 T, a falling u' 0.2
+	 * replaces it, a rising u' 1 weighs 1/4
+	 */
+	c.ewma_span = 2;
+	L[0] = hop(70000, 1500 + 1000, 0, 1000, 7);	/* u' = 0.25 */
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	L[0] = hop(110000, 2500 + 1000, 0, 1000, 7);	/* u' = 0.2 */
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	tap_ok(near(u_of(s.u), 0.2, 1e-3),
+	       "hop_ewma, ewma_span 2: a falling u' over 4 T replaces the hop's average (%.4f)",
+	       u_of(s.u));
+	L[0] = hop(150000, 3500 + 5000, 0, 1000, 7);	/* u' = 1 */
+	hpcc_law_report(&s, &c, L, 1, 1, 1);
+	tap_ok(near(u_of(s.u), 0.75 * 0.2 + 0.25, 1e-3),
+	       "hop_ewma, ewma_span 2: a rising u' over 4 T weighs 1/4 (%.4f)",
+	       u_of(s.u));
+	c.ewma_span = 0;
 
 	/* a forged 4 GB queue: u' saturates; the average stays a value, never
 	 * the "no average" mark, and bounded
