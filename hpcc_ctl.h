@@ -268,6 +268,9 @@ struct hpcc_ctl {
 #define HPCC_EV_WINDOW		0x08	/* a receiver's window was applied */
 #define HPCC_EV_PULLED		0x10	/* fair_pull took W towards the share */
 #define HPCC_EV_DELIV_HELD	0x20	/* deliv_cap held W's growth */
+#define HPCC_EV_IMPLAUSIBLE	0x40	/* a hop sent more than its capacity
+					 * allows (HPCC_TX_U_MAX): not used
+					 */
 
 /* ---- accepting a response ------------------------------------------------ */
 
@@ -996,6 +999,10 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	w_before = s->law.w;
 	wc_before = s->law.wc;
 	hpcc_law_report(&s->law, &c, L, nhops, probe_seq, tv->snd_nxt);
+	if (s->law.implausible) {
+		s->events |= HPCC_EV_IMPLAUSIBLE;
+		s->law.implausible = 0;
+	}
 	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
 	hpcc_ctl_deliv_hold(s, p, &c, w_before, wc_before);
 	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
@@ -1080,6 +1087,7 @@ static inline bool hpcc_ctl_rx_window(struct hpcc_rx_flow *st,
 		st->started = 1;
 	}
 	hpcc_law_report(&st->law, &c, L, nhops, at, at + t_q);
+	st->law.implausible = 0;
 	out->w_bytes = st->law.w >> HPCC_W_SHIFT;
 	out->u = st->law.u < 0xffffffffULL ? (uint32_t)st->law.u : 0xffffffffU;
 	out->b_mbps = bmin;

@@ -62,6 +62,18 @@
 #define HPCC_MAX_GAP_NS		BIT_ULL(32)
 #define HPCC_MAX_DTX_BYTES	BIT_ULL(50)
 
+/*
+ * Nor when the bytes it sent since the previous one exceed 16 times what its
+ * capacity allows in that time (txRate / B, HPCC_U_SHIFT). A tbf's bucket
+ * and the stamps' clock put a genuine sample within a few times B; a larger
+ * one pairs two counters that are not the same port's, as when a forged
+ * record (a lying receiver's, lent to its other flows by path_share) comes
+ * between two genuine ones: its tx_bytes of 0 against the port's count
+ * read as the port's whole history sent in one interval (u' in the
+ * thousands, every flow to that peer cut to w_min while the link idled).
+ */
+#define HPCC_TX_U_MAX		(16ULL << HPCC_U_SHIFT)
+
 /* B is in Mbit/s; B bytes/ns = rate_mbps / 8000. */
 #define HPCC_MBPS_PER_BYTE_NS	8000ULL
 
@@ -128,6 +140,9 @@ struct hpcc_law {
 	uint32_t measured;	/* U holds a measurement, not the start 1 */
 	uint32_t ai_span;	/* ai_time, law_time: tau since the last
 				 * commit, ns >> 10
+				 */
+	uint32_t implausible;	/* hop samples over HPCC_TX_U_MAX; the
+				 * caller counts and clears it
 				 */
 	struct hpcc_sample prev[HPCC_LAW_MAX_HOPS];
 };
@@ -330,6 +345,7 @@ static inline void hpcc_law_start(struct hpcc_law *s,
 	s->bottleneck = 0;
 	s->measured = 0;
 	s->ai_span = 0;
+	s->implausible = 0;
 }
 
 /* The T of the law's time scale: the flow's own, or with law_time the
@@ -457,6 +473,10 @@ static inline bool hpcc_measure_inflight(struct hpcc_law *s,
 			rterm = hpcc_qdiv(dtx * HPCC_MBPS_PER_BYTE_NS,
 					  (uint64_t)L[i].rate_mbps * dt,
 					  HPCC_U_SHIFT);
+		if (rterm > HPCC_TX_U_MAX) {
+			s->implausible++;
+			continue;
+		}
 		ui = qterm + rterm;
 		if (ui > HPCC_U_MAX || ui < qterm)
 			ui = HPCC_U_MAX;

@@ -370,6 +370,7 @@ enum hpcc_stat {
 	HPCC_STAT_LOSS_UNDONE,		/* a spurious loss's cut taken back */
 	HPCC_STAT_REPORTS_PULLED,	/* fair_pull: W towards the share */
 	HPCC_STAT_REPORTS_DELIV_HELD,	/* deliv_cap held W's growth */
+	HPCC_STAT_REPORTS_IMPLAUSIBLE,	/* a hop's txRate over 16 B: unused */
 	HPCC_STAT_MAX
 };
 
@@ -383,6 +384,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"RejectMac", "RejectNoMac", "CompeteEntered", "ReportsWindow",
 	"RxWindows", "RxNoWindow", "RxBusy", "ReportsFlows",
 	"ReportsShared", "LossUndone", "ReportsPulled", "ReportsDelivHeld",
+	"ReportsImplausible",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -1182,6 +1184,8 @@ static void hpcc_report_events(struct sock *sk, struct hpcc_flow *f)
 		hpcc_count(HPCC_STAT_REPORTS_PULLED);
 	if (f->ctl.events & HPCC_EV_DELIV_HELD)
 		hpcc_count(HPCC_STAT_REPORTS_DELIV_HELD);
+	if (f->ctl.events & HPCC_EV_IMPLAUSIBLE)
+		hpcc_count(HPCC_STAT_REPORTS_IMPLAUSIBLE);
 	hpcc_publish(f);
 	if (f->ctl.events & HPCC_EV_COMPETE) {
 		hpcc_count(HPCC_STAT_COMPETE);

@@ -1245,6 +1245,22 @@ static void test_path_share(void)
 	       (s.events & HPCC_EV_CAPPED) &&
 	       s.pacing_rate <= 10000ULL * 1000000 / 8,
 	       "a path report is bounded like the flow's own (max_capacity)");
+	/* a liar's record (tx_bytes 0) lent by the path, then the flow's own
+	 * genuine one: the pair is no sample, U and W stay, counted
+	 */
+	{
+		uint64_t u0 = s.law.u, w0 = s.law.w;
+
+		L[0] = hop(5200000, 0, 0, 1000);
+		hpcc_ctl_path_store(&r, L, 1, 5200000);
+		hpcc_ctl_path_report(&s, &p, &v, &r, 5200000);
+		/* the port's count since boot, 50 MB: 500 times B in 0.8 ms */
+		L[0] = hop(6000000, 50000000, 0, 1000);
+		hpcc_ctl_report(&s, &p, &v, L, 1, 50000, 6000000);
+		tap_ok((s.events & HPCC_EV_IMPLAUSIBLE) && s.law.u == u0 &&
+		       s.law.w == w0 && !s.law.implausible,
+		       "a genuine report after a forged tx_bytes 0: not used, U and W kept, ReportsImplausible");
+	}
 	/* more hops than the law keeps: never stored */
 	memset(&r, 0, sizeof(r));
 	hpcc_ctl_path_store(&r, L, HPCC_LAW_MAX_HOPS + 1, 5000000);

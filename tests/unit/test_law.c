@@ -308,6 +308,30 @@ static void test_hostile(void)
 	a[0] = hop(1500, 100, 100, 1000, 7);		/* bytes backwards */
 	tap_ok(!hpcc_law_report(&s, &c, a, 1, 5, 5) && s.u == u0,
 	       "txBytes going backwards (counter reset): hop ignored");
+
+	/* A forged record (tx_bytes 0) between two genuine ones: going back
+	 * it is ignored; the genuine one after it would read as the port's
+	 * whole count sent in one T (u' over 10000), also ignored, counted.
+	 * A tbf's burst (4 B over T) is not.
+	 */
+	hpcc_law_start(&s, &c, W(10000), 0);
+	a[0] = hop(10000, 13000000, 0, 1000, 7);
+	hpcc_law_report(&s, &c, a, 1, 1, 1);
+	a[0] = hop(20000, 13001000, 0, 1000, 7);	/* u' 0.8 */
+	hpcc_law_report(&s, &c, a, 1, 1, 1);
+	u0 = s.u;
+	a[0] = hop(30000, 0, 0, 1000, 7);		/* forged */
+	b[0] = hop(40000, 13002000, 0, 1000, 7);	/* genuine */
+	ok = !hpcc_law_report(&s, &c, a, 1, 1, 1);
+	ok &= !hpcc_law_report(&s, &c, b, 1, 1, 1);
+	tap_ok(ok && s.u == u0 && s.implausible == 1,
+	       "forged tx_bytes 0 between genuine samples: neither pair used, U kept (%.3f), one implausible",
+	       u_of(s.u));
+	b[0] = hop(50000, 13002000 + 5000, 0, 1000, 7);	/* 4 B */
+	ok = hpcc_law_report(&s, &c, b, 1, 1, 1);
+	tap_ok(ok && s.implausible == 1 && near(u_of(s.u), 4.0, 1e-3),
+	       "a burst of 4 B over T is used (U %.3f)", u_of(s.u));
+	ok = 1;
 	b[0] = hop(1500 + HPCC_MAX_GAP_NS + 1, 200, 100, 1000, 7);
 	tap_ok(!hpcc_law_report(&s, &c, b, 1, 5, 5),
 	       "gap above HPCC_MAX_GAP_NS: stale previous sample ignored");
@@ -417,6 +441,8 @@ static int model_measure(struct model *m, const struct model_cfg *c,
 			continue;
 		B = ack[i].rate_mbps * 1e6 / 8 / 1e9;		/* bytes/ns */
 		txRate = (double)dtx / (double)dt;
+		if (txRate / B > (double)HPCC_TX_U_MAX / HPCC_U_ONE)
+			continue;
 		up = fmin(ack[i].qlen, L->qlen) / (B * (c->qT ? c->qT : c->T)) +
 		     txRate / B;
 		up = fmin(up, (double)HPCC_U_MAX / HPCC_U_ONE);
