@@ -65,8 +65,9 @@
 /*
  * Nor when the bytes it sent since the previous one exceed 16 times what its
  * capacity allows in that time (txRate / B, HPCC_U_SHIFT). A tbf's bucket
- * and the stamps' clock put a genuine sample within a few times B; a larger
- * one pairs two counters that are not the same port's, as when a forged
+ * and the stamps' clock put a genuine sample within a few times B but for
+ * the rare pair a few microseconds apart; a larger one mostly pairs two
+ * counters that are not the same port's, as when a forged
  * record (a lying receiver's, lent to its other flows by path_share) comes
  * between two genuine ones: its tx_bytes of 0 against the port's count
  * read as the port's whole history sent in one interval (u' in the

@@ -416,10 +416,11 @@ run_one() {	# scen cc rep
 	*) dc_bottleneck droptail && dc_ecn 2 ;;
 	esac
 	case $scen in websearch | jwebsearch | parking) qdevs="r2d1 r2d2" ;; esac
-	p0=0 u0=0 a0=0 c0=0 s0=0
+	p0=0 u0=0 a0=0 c0=0 s0=0 i0=0
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
 		p0=$(hpcc_stat ProbesSent) u0=$(reports_used) a0=$(hpcc_stat ReportsAccepted)
 		c0=$(hpcc_stat CompeteEntered) s0=$(hpcc_stat ReportsShared)
+		i0=$(hpcc_stat ReportsImplausible)
 	fi
 	ro0=$(reorder_events)
 
@@ -461,10 +462,11 @@ run_one() {	# scen cc rep
 	sleep 0.2
 	kill $qpid $qpid1 $lpids 2>/dev/null
 	wait $qpid $qpid1 $snap $lpids
-	p1=0 u1=0 a1=0 c1=0 s1=0
+	p1=0 u1=0 a1=0 c1=0 s1=0 i1=0
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
 		p1=$(hpcc_stat ProbesSent) u1=$(reports_used) a1=$(hpcc_stat ReportsAccepted)
 		c1=$(hpcc_stat CompeteEntered) s1=$(hpcc_stat ReportsShared)
+		i1=$(hpcc_stat ReportsImplausible)
 	fi
 	ro1=$(reorder_events)
 	case $scen in
@@ -505,7 +507,7 @@ run_one() {	# scen cc rep
 		END { if (n < 2) { print "no queue samples"; exit }
 			printf "r2d1 util %.2f, max queue %d KB, drops %d", (b1 - b0) * 8 / ((t1 - t0) * rate * 1e6), mx / 1000, d1 - d0 }' $R/queue), flows $ok/$n ok ($((SECONDS - t_run)) s)"
 	if [ $cc = hpcc ] && [ $TEL = 1 ]; then
-		say "  hpcc: $((p1 - p0)) probes sent, $((u1 - u0)) reports used by the window law ($((${s1:-0} - ${s0:-0})) another flow's)"
+		say "  hpcc: $((p1 - p0)) probes sent, $((u1 - u0)) reports used by the window law ($((${s1:-0} - ${s0:-0})) another flow's), $((${i1:-0} - ${i0:-0})) with an implausible hop"
 		[ $((u1 - u0)) -gt 0 ] ||
 			not_as_asked "$scen $label r$rep: telemetry attached but no report used"
 	fi
