@@ -824,8 +824,9 @@ static void test_hop_ewma(void)
 	       "hop_ewma 1: a new switch's first u' is taken as is (%.4f)",
 	       u_of(s.u));
 
-	/* ewma_span 2 on a hop's own average: after 4 T, a falling u' 0.2
-	 * replaces it, a rising u' 1 weighs 1/4
+	/* ewma_span 2 on a hop's own average, samples 4 T apart: u' 0.25
+	 * (rising: weighs 1/4), then a falling u' 0.2 replaces the average,
+	 * then a rising u' 1 weighs 1/4
 	 */
 	c.ewma_span = 2;
 	L[0] = hop(70000, 1500 + 1000, 0, 1000, 7);	/* u' = 0.25 */
