@@ -14,6 +14,8 @@
 # FORGE_REPS runs per case (default 3): median [min-max]. FORGE_MAXCAP sets
 # max_capacity for "bounds on" (Mbit/s, default 1000; the bottleneck is
 # 150), FORGE_CASES the cases (default all, LIE:BOUNDS[:COMPETE_RTTS]).
+# The guest's command sets them: scripts/vm-run.sh ... -- env
+# FORGE_MAXCAP=150 ./selftests/hpcc_forge_share.sh
 # Asserts only that
 # each run moved its bytes; Documentation/tcp_hpcc.rst ("Threat model")
 # has the results.
