@@ -1055,6 +1055,8 @@ struct hpcc_rx_flow {
  * law at the line rate, or at the law's step from it where the path
  * already queues (hpcc_law_first_w()). Fills @out and returns true, or
  * false when no hop reports a capacity (answer with the records then).
+ * Sets HPCC_EV_CAPPED and HPCC_EV_IMPLAUSIBLE in @events for the caller
+ * to count, as a sender counts its reports' (hpcc_ctl_report()).
  */
 #define HPCC_RX_TIME_SHIFT	10	/* the law's "sequence": ns >> 10 */
 
@@ -1063,17 +1065,19 @@ static inline bool hpcc_ctl_rx_window(struct hpcc_rx_flow *st,
 				      const struct hpcc_sample *L,
 				      unsigned int nhops, uint32_t t_us,
 				      uint32_t mss, uint64_t now,
-				      struct hpcc_window_val *out)
+				      struct hpcc_window_val *out,
+				      uint32_t *events)
 {
 	struct hpcc_sample capped[HPCC_LAW_MAX_HOPS];
 	struct hpcc_law_cfg c;
 	uint64_t t_ns, bdp;
-	uint32_t bmin, events = 0, at, t_q;
+	uint32_t bmin, at, t_q;
 
+	*events = 0;
 	if (!t_us || t_us > HPCC_T_LIMIT_US)
 		t_us = t_us ? HPCC_T_LIMIT_US : HPCC_DEFAULT_T_US;
 	t_ns = (uint64_t)t_us * 1000;
-	L = hpcc_ctl_cap(&events, p, L, nhops, capped);
+	L = hpcc_ctl_cap(events, p, L, nhops, capped);
 	bmin = hpcc_path_mbps(L, nhops);
 	bdp = hpcc_bdp(bmin, t_ns);
 	if (!bdp)
@@ -1087,7 +1091,10 @@ static inline bool hpcc_ctl_rx_window(struct hpcc_rx_flow *st,
 		st->started = 1;
 	}
 	hpcc_law_report(&st->law, &c, L, nhops, at, at + t_q);
-	st->law.implausible = 0;
+	if (st->law.implausible) {
+		*events |= HPCC_EV_IMPLAUSIBLE;
+		st->law.implausible = 0;
+	}
 	out->w_bytes = st->law.w >> HPCC_W_SHIFT;
 	out->u = st->law.u < 0xffffffffULL ? (uint32_t)st->law.u : 0xffffffffU;
 	out->b_mbps = bmin;

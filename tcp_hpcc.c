@@ -371,6 +371,8 @@ enum hpcc_stat {
 	HPCC_STAT_REPORTS_PULLED,	/* fair_pull: W towards the share */
 	HPCC_STAT_REPORTS_DELIV_HELD,	/* deliv_cap held W's growth */
 	HPCC_STAT_REPORTS_IMPLAUSIBLE,	/* a hop's txRate over 16 B: unused */
+	HPCC_STAT_RX_CAPPED,		/* receiver: as ReportsCapped */
+	HPCC_STAT_RX_IMPLAUSIBLE,	/* receiver: as ReportsImplausible */
 	HPCC_STAT_MAX
 };
 
@@ -384,7 +386,7 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"RejectMac", "RejectNoMac", "CompeteEntered", "ReportsWindow",
 	"RxWindows", "RxNoWindow", "RxBusy", "ReportsFlows",
 	"ReportsShared", "LossUndone", "ReportsPulled", "ReportsDelivHeld",
-	"ReportsImplausible",
+	"ReportsImplausible", "RxCapped", "RxImplausible",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -1069,6 +1071,7 @@ static int hpcc_rx_compute(struct tcp_sock *tp, struct hpcc_window_resp *r,
 	struct hpcc_ctl_params p;
 	struct hpcc_sipkey k;
 	unsigned int n;
+	u32 events;
 	u64 tag = 0;
 	bool ok;
 
@@ -1082,9 +1085,14 @@ static int hpcc_rx_compute(struct tcp_sock *tp, struct hpcc_window_resp *r,
 	if (cmpxchg(&st->busy, 0, 1))
 		return -EBUSY;
 	ok = hpcc_ctl_rx_window(st, &p, L, n, be32_to_cpu(r->hdr.t_us),
-				max(tp->mss_cache, 1U), ktime_get_ns(), &out);
+				max(tp->mss_cache, 1U), ktime_get_ns(), &out,
+				&events);
 	/* the state's stores before the next computation's loads */
 	smp_store_release(&st->busy, 0);
+	if (events & HPCC_EV_CAPPED)
+		hpcc_count(HPCC_STAT_RX_CAPPED);
+	if (events & HPCC_EV_IMPLAUSIBLE)
+		hpcc_count(HPCC_STAT_RX_IMPLAUSIBLE);
 	if (!ok)
 		return -ENODATA;
 	r->hdr.flags |= HPCC_F_RESPONSE | HPCC_F_WINDOW;

@@ -52,7 +52,7 @@ hostcnt() {
 # xfer PORT: H1 -> H2 with hpcc, H1's flow sampled every 0.1 s into
 # $tmp/flows.PORT; the counters' growth in $d_NAME; 0 if the bytes
 # arrived intact (sha256)
-STATS="ReportsAccepted ReportsUsed ReportsWindow RxWindows RxNoWindow RejectMac RejectSize"
+STATS="ReportsAccepted ReportsUsed ReportsWindow RxWindows RxNoWindow RxCapped RejectMac RejectSize"
 xfer() {
 	local s
 	for s in $STATS; do
@@ -81,7 +81,7 @@ xfer() {
 	d_sent=$(($(hostcnt $H2 rx_window_sent) - b_sent))
 	d_reflected=$(($(hostcnt $H2 probe_reflected) - b_reflected))
 	echo "# $out"
-	echo "# accepted +$d_ReportsAccepted used +$d_ReportsUsed window +$d_ReportsWindow; receiver: RxWindows +$d_RxWindows RxNoWindow +$d_RxNoWindow, rx_window_sent +$d_sent probe_reflected +$d_reflected; RejectMac +$d_RejectMac RejectSize +$d_RejectSize"
+	echo "# accepted +$d_ReportsAccepted used +$d_ReportsUsed window +$d_ReportsWindow; receiver: RxWindows +$d_RxWindows RxNoWindow +$d_RxNoWindow RxCapped +$d_RxCapped, rx_window_sent +$d_sent probe_reflected +$d_reflected; RejectMac +$d_RejectMac RejectSize +$d_RejectSize"
 	[ "$(sha $tmp/src)" = "$(sha $tmp/dst)" ]
 }
 on_telemetry() {	# PORT: on telemetry from the first report to the end
@@ -105,9 +105,20 @@ check "Rx-HPCC: the sender applied windows (+$d_ReportsWindow), no records (+$d_
 	test "$d_ReportsWindow" -gt 10 -a "$d_ReportsUsed" -eq 0
 check "Rx-HPCC: no window refused by the sender (RejectSize +$d_RejectSize)" \
 	test "$d_RejectSize" -eq 0
+check "Rx-HPCC: the routers' capacities are below max_capacity (RxCapped +$d_RxCapped)" \
+	test "$d_RxCapped" -eq 0
 check "Rx-HPCC: the flow ran on telemetry from its first window to the end" \
 	on_telemetry 5500
 check "Rx-HPCC: W never above 4 B T" w_bounded 5500
+# router 1's port says 1 Gbit/s: above max_capacity 500, the receiver
+# caps it in every window it computes, as a sender caps a report's
+maxcap=$(cat $PARAMS/max_capacity)
+set_param max_capacity 500
+check "router 1 above max_capacity: the bytes arrive intact" xfer 5506
+check "...every window computed with router 1 capped (RxCapped +$d_RxCapped, RxWindows +$d_RxWindows)" \
+	test "$d_RxWindows" -gt 10 -a "$d_RxCapped" -ge "$d_RxWindows"
+check "...W never above 4 B T" w_bounded 5506
+set_param max_capacity "$maxcap"
 
 # --- 2. with the MAC: keys everywhere, windows tagged and verified
 check "key 0 set on both routers and both hosts" \

@@ -910,6 +910,7 @@ static void test_rx(void)
 	struct hpcc_ctl s;
 	uint64_t ts = 1000000, tx = 0;
 	unsigned int i, commits = 0;
+	uint32_t ev;
 
 	b.max_mbps = 400000;
 	b.max_growth = 1000;
@@ -926,8 +927,8 @@ static void test_rx(void)
 	/* the receiver: 10 Gbit/s idle, T = 100 us from the probe */
 	memset(&st, 0, sizeof(st));
 	L[0] = hop(ts, tx, 0, 10000);
-	tap_ok(hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out) &&
-	       out.w_bytes == 125000 && out.b_mbps == 10000,
+	tap_ok(hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out, &ev) &&
+	       out.w_bytes == 125000 && out.b_mbps == 10000 && !ev,
 	       "receiver: a first probe on an idle path gives the line rate B T");
 	/* then the link full with a 100 KB queue: W goes down */
 	for (i = 1; i <= 8; i++) {
@@ -936,7 +937,7 @@ static void test_rx(void)
 		L[0] = hop(ts, tx, 100000, 10000);
 		uint64_t wc_before = st.law.wc;
 
-		hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out);
+		hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out, &ev);
 		commits += st.law.wc != wc_before;
 	}
 	tap_ok(out.w_bytes < 125000 * 950 / 1000 && out.u > (950U << 20) / 1000,
@@ -945,17 +946,36 @@ static void test_rx(void)
 	       "receiver: Wc committed every other probe T apart (the sender's rule)");
 	memset(&st, 0, sizeof(st));
 	L[0] = hop(ts, tx, 0, 4000000000U);
-	tap_ok(hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out) &&
-	       out.b_mbps == 400000 && out.w_bytes == 5000000,
-	       "receiver: a hop's capacity capped at its max_capacity");
+	tap_ok(hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out, &ev) &&
+	       out.b_mbps == 400000 && out.w_bytes == 5000000 &&
+	       ev == HPCC_EV_CAPPED,
+	       "receiver: a hop's capacity capped at its max_capacity, RxCapped");
+	/* a forged tx_bytes 0, then the port's genuine count since boot:
+	 * 500 times B in 0.1 ms, not used and counted, as a sender does
+	 */
+	{
+		uint64_t u0, w0;
+
+		memset(&st, 0, sizeof(st));
+		L[0] = hop(ts, 0, 0, 10000);
+		hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out, &ev);
+		u0 = st.law.u;
+		w0 = st.law.w;
+		L[0] = hop(ts + 100000, 62500000, 0, 10000);
+		tap_ok(hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000,
+					  ts + 100000, &out, &ev) &&
+		       ev == HPCC_EV_IMPLAUSIBLE && st.law.u == u0 &&
+		       st.law.w == w0 && !st.law.implausible,
+		       "receiver: an implausible hop sample not used, RxImplausible");
+	}
 	memset(&st, 0, sizeof(st));
 	L[0] = hop(ts, tx, 0, 10000);
-	tap_ok(hpcc_ctl_rx_window(&st, &b, L, 1, 0, 1000, ts, &out) &&
+	tap_ok(hpcc_ctl_rx_window(&st, &b, L, 1, 0, 1000, ts, &out, &ev) &&
 	       out.w_bytes == 1250000,
 	       "receiver: T not given: HPCC_DEFAULT_T_US (1 ms)");
 	memset(&st, 0, sizeof(st));
 	L[0] = hop(ts, tx, 0, 0);
-	tap_ok(!hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out) &&
+	tap_ok(!hpcc_ctl_rx_window(&st, &b, L, 1, 100, 1000, ts, &out, &ev) &&
 	       !st.started, "receiver: no capacity: no window, no state");
 
 	/* the sender, T = 100 us, B = 10 Gbit/s: BDP 125000 bytes */
