@@ -11,7 +11,7 @@
  *       then wait for the peer to close
  *   fctgen client -d ADDR[,ADDR...] [-p PORT] [-C CC] [--t0 T0] [--tag TAG]
  *          [--seed N] [--drain SEC] [--samples FILE] [--sample-ms MS]
- *          [--max-rate MBIT] MODE
+ *          [--max-rate MBIT] [--info FILE] MODE
  *     MODE, one of:
  *       --long DUR [--at S]       one flow that sends from T0+S for DUR s;
  *                                 TCP_INFO samples every MS (default 100)
@@ -30,6 +30,11 @@
  *     SO_MAX_PACING_RATE (the stack paces the flow at MBIT at most: the
  *     bench's "paced" reference). A flow's FCT runs from just
  *     before connect() to the arrival of the server's 1-byte answer.
+ *     With --info FILE, each sized flow's TCP_INFO when it ends (what
+ *     held it: time busy and limited by the receive window or the send
+ *     buffer, in us; its last cwnd, RTTs, rates in bytes/s), one row:
+ *       tag,id,busy_us,rwnd_us,sndbuf_us,retrans,cwnd,rtt_us,min_rtt_us,
+ *       segs_out,delivery_Bps,pacing_Bps
  *     Flows still running DRAIN s (default 10) after the last start are
  *     reported unfinished. At the end, one CSV row per flow on stdout:
  *       tag,id,dst,size,start,end,fct,status
@@ -133,6 +138,7 @@ static int port = 5000;
 static double t0;
 static const char *tag = "flow";
 static FILE *samples;
+static FILE *info;
 static int sample_ms = 100;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static char zeros[CHUNK];
@@ -178,6 +184,25 @@ static void sample(struct flow *f, int fd)
 	fprintf(samples, "%s,%d,%.4f,%llu,%u,%u,%u\n", tag, f->id, now() - t0,
 		(unsigned long long)ti.tcpi_bytes_acked, ti.tcpi_rtt,
 		ti.tcpi_snd_cwnd, ti.tcpi_total_retrans);
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void flow_info(struct flow *f, int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	if (!info || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+		return;
+	pthread_mutex_lock(&out_lock);
+	fprintf(info, "%s,%d,%llu,%llu,%llu,%u,%u,%u,%u,%u,%llu,%llu\n", tag,
+		f->id, (unsigned long long)ti.tcpi_busy_time,
+		(unsigned long long)ti.tcpi_rwnd_limited,
+		(unsigned long long)ti.tcpi_sndbuf_limited,
+		ti.tcpi_total_retrans, ti.tcpi_snd_cwnd, ti.tcpi_rtt,
+		ti.tcpi_min_rtt, ti.tcpi_segs_out,
+		(unsigned long long)ti.tcpi_delivery_rate,
+		(unsigned long long)ti.tcpi_pacing_rate);
 	pthread_mutex_unlock(&out_lock);
 }
 
@@ -279,6 +304,8 @@ static void *run_flow(void *arg)
 		goto err;
 	f->t_end = now();
 	f->status = "ok";
+	if (f->size != UNBOUNDED)
+		flow_info(f, fd);
 	close(fd);
 	return NULL;
 err:
@@ -344,6 +371,10 @@ static void parse_client(int argc, char **argv, struct client_opts *o)
 			samples = fopen(v, "w");
 			if (!samples)
 				die("cannot open the samples file");
+		} else if (!strcmp(k, "--info")) {
+			info = fopen(v, "w");
+			if (!info)
+				die("cannot open the info file");
 		} else if (!strcmp(k, "--sample-ms")) {
 			sample_ms = atoi(v) > 0 ? atoi(v) : 100;
 		} else if (!strcmp(k, "--long")) {
@@ -487,6 +518,8 @@ static void print_flows(const struct flows *fs)
 	fflush(stdout);
 	if (samples)
 		fflush(samples);
+	if (info)
+		fflush(info);
 }
 
 static int do_client(int argc, char **argv)

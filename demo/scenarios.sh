@@ -261,7 +261,8 @@ start_client() {
 	[ $cc = paced ] && set -- "$@" --max-rate \
 		$(awk -v r=$DC_RATE_MBIT -v p=$PACED_PCT 'BEGIN { printf "%.3f", r * p / 100 / 3 }')
 	$IP netns exec $ns $FCTGEN client -p $port -C $(kernel_cc $cc) --t0 $T0 --tag $tag \
-		--samples $R/samples.$tag --sample-ms $TCPINFO_MS "$@" \
+		--samples $R/samples.$tag --sample-ms $TCPINFO_MS \
+		--info $R/info.$tag "$@" \
 		>$R/flows.$tag 2>>$R/err &
 	CLIENTS="$CLIENTS $!"
 }
@@ -487,6 +488,10 @@ run_one() {	# scen cc rep
 	if ls $R/samples.* >/dev/null 2>&1; then
 		emit_row $d/samples.csv "tag,id,t,bytes_acked,rtt_us,cwnd,retrans"
 		for f in $R/samples.*; do emit $d/samples.csv $f; done
+	fi
+	if cat $R/info.* 2>/dev/null | grep -q .; then
+		emit_row $d/info.csv "tag,id,busy_us,rwnd_us,sndbuf_us,retrans,cwnd,rtt_us,min_rtt_us,segs_out,delivery_Bps,pacing_Bps"
+		for f in $R/info.*; do emit $d/info.csv $f; done
 	fi
 	if ls $R/law.* >/dev/null 2>&1; then
 		emit_row $d/law.csv "host,t,local,mode,w,wc,u_permille,stage,rate_Bps,t_us,age_us,hops"
