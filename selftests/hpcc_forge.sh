@@ -14,6 +14,9 @@
 #     the 2 segments the lie left.
 #   the queue lie again with the competition mode on: the flow turns
 #     loss-based (CompeteEntered).
+#   the idle lie beside two honest flows of the liar's host that share
+#     its reports (path_share): no flow's U reads the forged byte counts
+#     as a rate (ReportsImplausible counts the pairs).
 # Every transfer checks its bytes (sha256). The shares a lying receiver
 # takes beside honest flows are a benchmark: hpcc_forge_share.sh.
 . "$(dirname "$0")/lib.sh"
@@ -215,4 +218,68 @@ if [ "$compete0" -gt 0 ]; then
 else
 	tap_skip "queue lie, competition on" "compete_rtts is 0"
 fi
+
+# --- 5. the idle lie beside two honest flows of the liar's host, which
+# path_share lends the peer's latest report, the forged ones too: their
+# records carry tx_bytes 0, and a genuine sample after a forged one of
+# the same port read as the port's whole byte count sent in one interval
+# (u' in the thousands; every flow to that peer sat at w_min with U near
+# 18 while the queue was empty). Now that pair is no sample
+# (ReportsImplausible). max_capacity at the bottleneck's rate bounds the
+# liar's W to 4 B T, so a genuine queue reads as at most a few B T: a U
+# of 16 or more in any sample is the flaw.
+# crowd PORT...: $tmp/src from H1 to H2 on each PORT at once, H1's flows
+# sampled every 0.1 s into $tmp/crowd; 0 if every copy arrived intact
+crowd() {
+	local p rpids="" spids="" sampler
+	for p; do
+		rm -f $tmp/dst.$p
+		$IP netns exec $H2 ./selftests/hpcc_xfer recv "$p" $tmp/dst.$p &
+		rpids="$rpids $!"
+		wait_port $H2 "$p"
+	done
+	rm -f $tmp/crowd.done
+	: >$tmp/crowd
+	(
+		while [ ! -e $tmp/crowd.done ]; do
+			$IP netns exec $H1 cat /proc/net/tcp_hpcc >>$tmp/crowd
+			sleep 0.1
+		done
+	) &
+	sampler=$!
+	for p; do
+		$IP netns exec $H1 ./selftests/hpcc_xfer send 10.1.3.1 "$p" \
+			$tmp/src hpcc >$tmp/out.$p &
+		spids="$spids $!"
+	done
+	wait $spids
+	touch $tmp/crowd.done
+	wait $rpids $sampler
+	for p; do
+		echo "# $p: $(cat $tmp/out.$p)"
+		[ "$(sha $tmp/src)" = "$(sha $tmp/dst.$p)" ] || return 1
+	done
+}
+# u_max: the largest U (per mille) of any sample in mode hpcc, and how
+# many such samples there were
+u_max() {
+	awk '$3 == "hpcc" { n++; if ($6 > m) m = $6 }
+	     END { printf "%d %d\n", m, n }' $tmp/crowd
+}
+params_set path_share=1 max_capacity=$BOTTLENECK_MBIT compete_rtts=0
+check "the receiver answers" sh -c "$P -n $H2 host detach h2r2 >/dev/null 2>&1;
+	$P -n $H2 host attach h2r2 >/dev/null"
+imp0=$(hpcc_stat ReportsImplausible) sh0=$(hpcc_stat ReportsShared)
+check "liar beside honest flows: the lie attached" forge_on idle 5604
+check "liar beside honest flows: bytes intact on all three" \
+	crowd 5604 5605 5606
+forge_off
+imp=$(($(hpcc_stat ReportsImplausible) - imp0))
+sh=$(($(hpcc_stat ReportsShared) - sh0))
+set -- $(u_max)
+echo "# liar beside honest flows: $forged responses forged, ReportsShared +$sh ReportsImplausible +$imp, U max $1 per mille in $2 samples"
+check "liar beside honest flows: the host's reports were shared (+$sh)" \
+	test "$forged" -gt 5 -a "$sh" -gt 0
+check "liar beside honest flows: no U of 16 or more in $2 samples (max $1 per mille)" \
+	test "$2" -ge 3 -a "$1" -lt 16000
 tap_done
