@@ -863,6 +863,15 @@ static inline void hpcc_ctl_forget_cut(struct hpcc_ctl *s)
 	s->loss_wc = 0;
 }
 
+/* The law's count of unused hop samples, as an event; the count cleared. */
+static inline uint32_t hpcc_ctl_take_implausible(struct hpcc_law *law)
+{
+	if (!law->implausible)
+		return 0;
+	law->implausible = 0;
+	return HPCC_EV_IMPLAUSIBLE;
+}
+
 /*
  * A new flow's first W: hpcc_law_first_w(), at most B T / first_share and
  * within first_bound times the bytes it has in flight; with first_crowd
@@ -999,10 +1008,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	w_before = s->law.w;
 	wc_before = s->law.wc;
 	hpcc_law_report(&s->law, &c, L, nhops, probe_seq, tv->snd_nxt);
-	if (s->law.implausible) {
-		s->events |= HPCC_EV_IMPLAUSIBLE;
-		s->law.implausible = 0;
-	}
+	s->events |= hpcc_ctl_take_implausible(&s->law);
 	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
 	hpcc_ctl_deliv_hold(s, p, &c, w_before, wc_before);
 	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
@@ -1091,10 +1097,7 @@ static inline bool hpcc_ctl_rx_window(struct hpcc_rx_flow *st,
 		st->started = 1;
 	}
 	hpcc_law_report(&st->law, &c, L, nhops, at, at + t_q);
-	if (st->law.implausible) {
-		*events |= HPCC_EV_IMPLAUSIBLE;
-		st->law.implausible = 0;
-	}
+	*events |= hpcc_ctl_take_implausible(&st->law);
 	out->w_bytes = st->law.w >> HPCC_W_SHIFT;
 	out->u = st->law.u < 0xffffffffULL ? (uint32_t)st->law.u : 0xffffffffU;
 	out->b_mbps = bmin;
