@@ -142,6 +142,10 @@ struct hpcc_ctl_params {
 	uint32_t cwnd_long_kb;		/* a flow that delivered more KB than
 					 * this: cwnd = W; 0: never
 					 */
+	uint32_t handoff;		/* per mille of a finished flow's W
+					 * left to the host's young flows on
+					 * its path (hpcc_ctl_handoff_give())
+					 */
 };
 
 /* The dynamics parameters' defaults (tcp_hpcc.c's module parameters). */
@@ -169,6 +173,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_DELIV_CAP	1500
 #define HPCC_DEF_DELIV_AI	1
 #define HPCC_DEF_CWND_LONG	256
+#define HPCC_DEF_HANDOFF	1000
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -230,6 +235,7 @@ struct hpcc_ctl {
 	uint64_t w_max;			/* the law's w_max on the path of the
 					 * last report used; the undo's cap
 					 */
+	uint32_t b_mbps;		/* the path's B at that report */
 	uint32_t deliv_bytes[2];	/* the best delivery rate sample of
 					 * this report's interval [0] and of
 					 * the one before [1]: bytes...
@@ -1013,10 +1019,94 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	hpcc_ctl_deliv_hold(s, p, &c, w_before, wc_before);
 	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
 	s->w_max = c.w_max;
+	s->b_mbps = bmin;
 	s->last_report_ns = now;
 	s->windowed = false;
 	s->pacing_rate = hpcc_pacing_rate(s->law.w, t_ns, bmin);
 	return true;
+}
+
+/* ---- a finished flow's window handed on ---------------------------------- */
+
+/*
+ * handoff (a departure, per mille; 1000 by default, 0: the draft): a flow
+ * whose sending is done (nothing in flight, nothing queued) while its W
+ * is in use leaves handoff per mille of W in a pool of its host's path
+ * (per peer, as path_share), and the host's young flows on that path
+ * (cwnd_long not yet delivered) take it, each up to the largest W given,
+ * within two of the giver's RTTs; after that the pool is gone. RFC 9040's
+ * ensemble sharing hands an ended connection's window on in the same way.
+ * The path learns of the room only from later reports, a young flow gets
+ * one every few RTTs (probe_cost), and at an incast's tail the last flows
+ * sat at one MSS of W on a half-idle link (Documentation/tcp_hpcc.rst,
+ * "Handing a finished flow's window on"). Only the host's own flows fill
+ * the pool, at most once each, and a taker rises at most to the largest
+ * W given: the pool never carries more than the host's flows had in use.
+ */
+struct hpcc_handoff_pool {
+	uint64_t w;			/* W left, bytes << HPCC_W_SHIFT */
+	uint64_t level;			/* the largest W given into it */
+	uint64_t until_ns;		/* taken before then, or gone */
+};
+
+/* Into the pool: handoff per mille of W, if the flow's W is in use. */
+static inline bool hpcc_ctl_handoff_give(struct hpcc_handoff_pool *pool,
+					 const struct hpcc_ctl *s,
+					 const struct hpcc_ctl_params *p,
+					 bool sending, uint64_t now,
+					 uint64_t srtt_ns)
+{
+	uint64_t w;
+
+	if (!p->handoff || !s->telemetry || s->competing || !sending)
+		return false;
+	/* W <= HPCC_W_LIMIT = 2^40, handoff <= 1000: no wrap */
+	w = hpcc_qdiv(s->law.w * (p->handoff < 1000 ? p->handoff : 1000),
+		      1000, 0);
+	if (!w)
+		return false;
+	if ((int64_t)(now - pool->until_ns) > 0) {
+		pool->w = 0;
+		pool->level = 0;
+	}
+	pool->w = pool->w + w < HPCC_W_LIMIT ? pool->w + w : HPCC_W_LIMIT;
+	if (pool->level < w)
+		pool->level = w;
+	pool->until_ns = now + 2 * srtt_ns;
+	return true;
+}
+
+/* Whether this flow may take from its path's pool: young, on the law. */
+static inline bool hpcc_ctl_handoff_wanted(const struct hpcc_ctl *s,
+					   const struct hpcc_ctl_params *p,
+					   uint64_t delivered)
+{
+	return p->handoff && s->telemetry && !s->competing && s->b_mbps &&
+	       (!p->cwnd_long_kb ||
+		delivered <= (uint64_t)p->cwnd_long_kb << 10);
+}
+
+/* Out of the pool: W and Wc up to the pool's level, within the pool and
+ * w_max, so that the law's next step starts from there. Returns the take.
+ */
+static inline uint64_t hpcc_ctl_handoff_take(struct hpcc_handoff_pool *pool,
+					     struct hpcc_ctl *s, uint64_t now)
+{
+	uint64_t take, most = pool->level < s->w_max ? pool->level : s->w_max;
+
+	if (!pool->w || (int64_t)(now - pool->until_ns) > 0 ||
+	    s->law.w >= most)
+		return 0;
+	take = most - s->law.w;
+	if (take > pool->w)
+		take = pool->w;
+	pool->w -= take;
+	s->law.w += take;
+	/* W, Wc <= w_max <= HPCC_W_LIMIT = 2^40: no wrap */
+	s->law.wc = s->law.wc + take < s->w_max ? s->law.wc + take : s->w_max;
+	s->pacing_rate = hpcc_pacing_rate(s->law.w, (uint64_t)s->t_us * 1000,
+					  s->b_mbps);
+	return take;
 }
 
 /* ---- receiver-based HPCC (Rx-HPCC) --------------------------------------- */
@@ -1178,6 +1268,7 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 	s->law.u = win->u;
 	s->law.nhops = 0;
 	s->w_max = c.w_max;
+	s->b_mbps = b;
 	s->events |= HPCC_EV_WINDOW;
 	s->windowed = true;
 	s->last_report_ns = now;

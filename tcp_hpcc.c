@@ -261,6 +261,8 @@ HPCC_PARAM(cwnd_gain, HPCC_CWND_GAIN, 1, 8,
 	   "cwnd = cwnd_gain W; the law's rate is paced at W / T");
 HPCC_PARAM(cwnd_long, HPCC_DEF_CWND_LONG, 0, 1000000,
 	   "KB a flow delivers before its cwnd is W (gain 1); 0: never");
+HPCC_PARAM(handoff, HPCC_DEF_HANDOFF, 0, 1000,
+	   "per mille of a done flow's W for the host's young flows on its path; 0: none");
 
 /*
  * The domain's MAC keys, as the routers' hpcc_mac_keys map holds them,
@@ -373,6 +375,8 @@ enum hpcc_stat {
 	HPCC_STAT_REPORTS_IMPLAUSIBLE,	/* a hop's txRate over 16 B: unused */
 	HPCC_STAT_RX_CAPPED,		/* receiver: as ReportsCapped */
 	HPCC_STAT_RX_IMPLAUSIBLE,	/* receiver: as ReportsImplausible */
+	HPCC_STAT_HANDOFFS_GIVEN,	/* a finished flow's W to its path */
+	HPCC_STAT_HANDOFFS_TAKEN,	/* a young flow took some of it */
 	HPCC_STAT_MAX
 };
 
@@ -386,7 +390,8 @@ static const char * const hpcc_stat_names[HPCC_STAT_MAX] = {
 	"RejectMac", "RejectNoMac", "CompeteEntered", "ReportsWindow",
 	"RxWindows", "RxNoWindow", "RxBusy", "ReportsFlows",
 	"ReportsShared", "LossUndone", "ReportsPulled", "ReportsDelivHeld",
-	"ReportsImplausible", "RxCapped", "RxImplausible",
+	"ReportsImplausible", "RxCapped", "RxImplausible", "HandoffsGiven",
+	"HandoffsTaken",
 };
 
 static DEFINE_PER_CPU(unsigned long [HPCC_STAT_MAX], hpcc_stats);
@@ -446,6 +451,7 @@ struct hpcc_flow {
 	struct hpcc_mailbox mb;		/* shared with the kfunc */
 	struct hpcc_ctl ctl;		/* the ACK path's, socket lock held */
 	struct hpcc_flow_info info;	/* for lockless readers */
+	bool handed;			/* its W went to its path's pool */
 };
 
 /* icsk_ca_priv */
@@ -522,6 +528,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->cwnd_gain = READ_ONCE(hpcc_cwnd_gain);
 	p->cwnd_long_kb = READ_ONCE(hpcc_cwnd_long);
 	p->path_share = READ_ONCE(hpcc_path_share);
+	p->handoff = READ_ONCE(hpcc_handoff);
 }
 
 static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
@@ -572,10 +579,12 @@ static void hpcc_publish(struct hpcc_flow *f)
 /*
  * path_share: the latest report a flow of this namespace used, per peer
  * (address and DSCP), in a small direct-mapped table: a collision only
- * costs the sharing. Written and read on ACK paths on any CPU; readers
- * retry on the seqlock, writers disable BH so that a reader in softirq
- * never spins on a writer it interrupted. Part of hpcc_net, so that it
- * lives as long as the namespace's other per-net data.
+ * costs the sharing; and handoff's pool of the peer's finished flows,
+ * cleared when another peer takes the slot. Written and read on ACK paths
+ * on any CPU (the pool also at release); readers retry on the seqlock,
+ * writers disable BH so that a reader in softirq never spins on a writer
+ * it interrupted. Part of hpcc_net, so that it lives as long as the
+ * namespace's other per-net data.
  */
 #define HPCC_PATH_SLOTS		32
 
@@ -584,6 +593,7 @@ struct hpcc_path_slot {
 	struct in6_addr peer;		/* v4: mapped */
 	u32 dscp;
 	struct hpcc_path_report r;
+	struct hpcc_handoff_pool pool;
 };
 
 struct hpcc_net {
@@ -638,6 +648,8 @@ static void hpcc_path_store(const struct sock *sk,
 
 	slot = hpcc_path_slot(sk, &peer, &dscp);
 	write_seqlock_bh(&slot->lock);
+	if (!ipv6_addr_equal(&slot->peer, &peer) || slot->dscp != dscp)
+		memset(&slot->pool, 0, sizeof(slot->pool));
 	slot->peer = peer;
 	slot->dscp = dscp;
 	hpcc_ctl_path_store(&slot->r, L, n, now);
@@ -662,6 +674,71 @@ static bool hpcc_path_load(const struct sock *sk, struct hpcc_path_report *r)
 			*r = slot->r;
 	} while (read_seqretry(&slot->lock, seq));
 	return found;
+}
+
+/*
+ * handoff: the flow's W into its peer's pool, once: when its sending is
+ * done (nothing in flight, nothing queued) or at its release once closed,
+ * not when it changes congestion control. "In use": data sent within 4
+ * RTTs (lsndtime is in jiffies; a FIN alone does not move it).
+ */
+static void hpcc_handoff_give(struct sock *sk, struct hpcc_flow *f, u64 now)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u64 srtt = hpcc_srtt_ns(tp);
+	s32 recent = max_t(s32, nsecs_to_jiffies(4 * srtt), 2);
+	struct hpcc_path_slot *slot;
+	struct hpcc_ctl_params p;
+	struct in6_addr peer;
+	bool given;
+	u32 dscp;
+
+	if (!f->ctl.telemetry)
+		return;
+	hpcc_params(&p);
+	if (!p.handoff)
+		return;
+	slot = hpcc_path_slot(sk, &peer, &dscp);
+	write_seqlock_bh(&slot->lock);
+	if (!ipv6_addr_equal(&slot->peer, &peer) || slot->dscp != dscp) {
+		memset(&slot->r, 0, sizeof(slot->r));
+		memset(&slot->pool, 0, sizeof(slot->pool));
+		slot->peer = peer;
+		slot->dscp = dscp;
+	}
+	given = hpcc_ctl_handoff_give(&slot->pool, &f->ctl, &p,
+				      (s32)(tcp_jiffies32 - tp->lsndtime) <=
+				      recent, now, srtt);
+	write_sequnlock_bh(&slot->lock);
+	if (given) {
+		f->handed = true;
+		hpcc_count(HPCC_STAT_HANDOFFS_GIVEN);
+	}
+}
+
+/* handoff: a young flow takes from its peer's pool, if there is one. */
+static void hpcc_handoff_take(struct sock *sk, struct hpcc_flow *f, u64 now)
+{
+	struct hpcc_path_slot *slot;
+	struct in6_addr peer;
+	unsigned int seq;
+	bool pooled;
+	u64 took = 0;
+	u32 dscp;
+
+	slot = hpcc_path_slot(sk, &peer, &dscp);
+	do {
+		seq = read_seqbegin(&slot->lock);
+		pooled = slot->pool.w != 0;
+	} while (read_seqretry(&slot->lock, seq));
+	if (!pooled)
+		return;
+	write_seqlock_bh(&slot->lock);
+	if (ipv6_addr_equal(&slot->peer, &peer) && slot->dscp == dscp)
+		took = hpcc_ctl_handoff_take(&slot->pool, &f->ctl, now);
+	write_sequnlock_bh(&slot->lock);
+	if (took)
+		hpcc_count(HPCC_STAT_HANDOFFS_TAKEN);
 }
 
 static bool hpcc_probe_budget(const struct sock *sk)
@@ -1343,6 +1420,8 @@ static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 	if (!hpcc_consume_report(sk, f, now) && READ_ONCE(hpcc_path_share))
 		hpcc_share_report(sk, f, now);
 	hpcc_params(&p);
+	if (hpcc_ctl_handoff_wanted(&f->ctl, &p, tcp_sk(sk)->bytes_acked))
+		hpcc_handoff_take(sk, f, now);
 	if (hpcc_ctl_telemetry_lost(&f->ctl, &p, now, hpcc_srtt_ns(tcp_sk(sk)),
 				    tcp_sk(sk)->snd_nxt)) {
 		hpcc_count(HPCC_STAT_TELEMETRY_TIMEOUTS);
@@ -1353,6 +1432,8 @@ static void hpcc_cong_control(HPCC_CONG_CONTROL_ARGS)
 	else
 		hpcc_reno(sk, rs);
 	hpcc_maybe_probe(sk, f, rs, now);
+	if (!f->handed && !tcp_sk(sk)->packets_out && tcp_write_queue_empty(sk))
+		hpcc_handoff_give(sk, f, now);
 	hpcc_ctl_ack_done(&f->ctl, tcp_sk(sk)->packets_out, now);
 }
 
@@ -1506,6 +1587,8 @@ static void hpcc_release(struct sock *sk)
 		WRITE_ONCE(inet_csk(sk)->icsk_ca_ops, &tcp_hpcc_ops);
 	if (!f)
 		return;
+	if (!f->handed && sk->sk_state == TCP_CLOSE)
+		hpcc_handoff_give(sk, f, tcp_clock_ns());
 	ca->flow = NULL;
 	rhashtable_remove_fast(&hpcc_flows, &f->node, hpcc_flow_params);
 	/* A kfunc or get_info() may still hold f under rcu_read_lock(). */

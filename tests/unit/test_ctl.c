@@ -1392,6 +1392,126 @@ static void test_deliv_cap(void)
 	       "deliv_ai: a cap above W + W_ai holds at the cap (1.25 x 300 KB)");
 }
 
+static void test_handoff(void)
+{
+	struct hpcc_ctl_params p = params;
+	struct hpcc_handoff_pool pool, pool0;
+	struct hpcc_ctl s, t, u;
+	uint64_t now = 1000000000, srtt = 1000000, took, sum;
+	int i;
+
+	memset(&pool, 0, sizeof(pool));
+	memset(&s, 0, sizeof(s));
+	s.telemetry = true;
+	s.law.w = W(3000);
+	s.law.wc = W(3000);
+	s.w_max = W(500000);
+	s.t_us = 1000;
+	s.b_mbps = 1000;
+	pool0 = pool;
+	tap_ok(!hpcc_ctl_handoff_give(&pool, &s, &p, true, now, srtt) &&
+	       !memcmp(&pool, &pool0, sizeof(pool)),
+	       "handoff 0 (the draft): nothing into the pool");
+	p.handoff = 1000;
+	s.telemetry = false;
+	tap_ok(!hpcc_ctl_handoff_give(&pool, &s, &p, true, now, srtt),
+	       "a flow without telemetry gives nothing (its cwnd is not W)");
+	s.telemetry = true;
+	s.competing = true;
+	tap_ok(!hpcc_ctl_handoff_give(&pool, &s, &p, true, now, srtt),
+	       "a competing flow gives nothing");
+	s.competing = false;
+	tap_ok(!hpcc_ctl_handoff_give(&pool, &s, &p, false, now, srtt) &&
+	       !pool.w, "a W not in use (nothing sent lately) is not given");
+	tap_ok(hpcc_ctl_handoff_give(&pool, &s, &p, true, now, srtt) &&
+	       pool.w == W(3000) && pool.level == W(3000) &&
+	       pool.until_ns == now + 2 * srtt,
+	       "W 3 KB given: the pool holds it for 2 RTTs, level 3 KB");
+	s.law.w = W(1500);
+	hpcc_ctl_handoff_give(&pool, &s, &p, true, now + srtt, srtt);
+	tap_ok(pool.w == W(4500) && pool.level == W(3000) &&
+	       pool.until_ns == now + 3 * srtt,
+	       "a second flow's 1.5 KB adds; the level stays the largest W");
+	hpcc_ctl_handoff_give(&pool, &s, &p, true, now + 4 * srtt, srtt);
+	tap_ok(pool.w == W(1500) && pool.level == W(1500),
+	       "after its 2 RTTs the old pool is gone, level and all");
+	p.handoff = 500;
+	memset(&pool, 0, sizeof(pool));
+	hpcc_ctl_handoff_give(&pool, &s, &p, true, now, srtt);
+	tap_ok(pool.w == W(750), "handoff 500: half of W");
+
+	/* who takes */
+	p.handoff = 1000;
+	p.cwnd_long_kb = 256;
+	tap_ok(hpcc_ctl_handoff_wanted(&s, &p, 64 << 10),
+	       "a young flow (64 KB delivered) takes");
+	tap_ok(!hpcc_ctl_handoff_wanted(&s, &p, (256 << 10) + 1),
+	       "a flow past cwnd_long does not");
+	s.competing = true;
+	tap_ok(!hpcc_ctl_handoff_wanted(&s, &p, 0), "nor a competing one");
+	s.competing = false;
+	s.b_mbps = 0;
+	tap_ok(!hpcc_ctl_handoff_wanted(&s, &p, 0),
+	       "nor one without a report (no B for its rate)");
+	s.b_mbps = 1000;
+	p.handoff = 0;
+	tap_ok(!hpcc_ctl_handoff_wanted(&s, &p, 0), "nor any with handoff 0");
+	p.handoff = 1000;
+
+	/* how much */
+	memset(&pool, 0, sizeof(pool));
+	s.law.w = W(3000);
+	hpcc_ctl_handoff_give(&pool, &s, &p, true, now, srtt);
+	s.law.w = W(1500);
+	hpcc_ctl_handoff_give(&pool, &s, &p, true, now, srtt);
+	t = s;
+	t.law.w = W(1500);
+	t.law.wc = W(2000);
+	took = hpcc_ctl_handoff_take(&pool, &t, now + srtt);
+	tap_ok(took == W(1500) && t.law.w == W(3000) && t.law.wc == W(3500) &&
+	       pool.w == W(3000) && t.pacing_rate == 3000000,
+	       "a flow at 1.5 KB rises to the level, 3 KB: W and Wc +1.5 KB, R = W / T");
+	took = hpcc_ctl_handoff_take(&pool, &t, now + srtt);
+	tap_ok(!took && t.law.w == W(3000) && pool.w == W(3000),
+	       "at the level: nothing more");
+	u = s;
+	u.law.w = W(1000);
+	pool.w = W(500);
+	took = hpcc_ctl_handoff_take(&pool, &u, now + srtt);
+	tap_ok(took == W(500) && u.law.w == W(1500) && !pool.w,
+	       "no more than the pool holds");
+	pool.w = W(3000);
+	u.law.w = W(1000);
+	took = hpcc_ctl_handoff_take(&pool, &u, now + 3 * srtt);
+	tap_ok(!took && u.law.w == W(1000), "after its 2 RTTs: nothing");
+	pool.until_ns = now + 2 * srtt;
+	pool.level = W(900000);
+	u.law.wc = W(499000);
+	took = hpcc_ctl_handoff_take(&pool, &u, now);
+	tap_ok(took == W(3000) && u.law.w == W(4000) &&
+	       u.law.wc == W(500000), "W and Wc within w_max");
+	u.law.w = W(499000);
+	pool.w = W(3000);
+	took = hpcc_ctl_handoff_take(&pool, &u, now);
+	tap_ok(took == W(1000) && u.law.w == W(500000),
+	       "a level above w_max lifts W to w_max only");
+
+	/* the host's flows never hold more than they gave */
+	memset(&pool, 0, sizeof(pool));
+	for (sum = 0, i = 0; i < 3; i++) {
+		s.law.w = W(2000 + 1000 * i);
+		hpcc_ctl_handoff_give(&pool, &s, &p, true, now, srtt);
+		sum += s.law.w;
+	}
+	for (i = 0; i < 8; i++) {
+		u = s;
+		u.law.w = W(1500);
+		sum -= hpcc_ctl_handoff_take(&pool, &u, now);
+	}
+	tap_ok(sum == 0 && !pool.w,
+	       "9 KB given by three flows, 8 takers at 1.5 KB: 9 KB taken, no more");
+}
+
 int main(void)
 {
 	test_accept();
@@ -1409,5 +1529,6 @@ int main(void)
 	test_fair_pull();
 	test_path_share();
 	test_deliv_cap();
+	test_handoff();
 	return tap_done();
 }
