@@ -421,7 +421,8 @@ run_one() {	# scen cc rep
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
 		p0=$(hpcc_stat ProbesSent) u0=$(reports_used) a0=$(hpcc_stat ReportsAccepted)
 		c0=$(hpcc_stat CompeteEntered) s0=$(hpcc_stat ReportsShared)
-		i0=$(hpcc_stat ReportsImplausible)
+		i0=$(hpcc_stat ReportsImplausible) h0=$(hpcc_stat HandoffsGiven)
+		k0=$(hpcc_stat HandoffsTaken)
 	fi
 	ro0=$(reorder_events)
 
@@ -467,7 +468,8 @@ run_one() {	# scen cc rep
 	if [ $cc = hpcc ] || [ $TEL = 1 ]; then
 		p1=$(hpcc_stat ProbesSent) u1=$(reports_used) a1=$(hpcc_stat ReportsAccepted)
 		c1=$(hpcc_stat CompeteEntered) s1=$(hpcc_stat ReportsShared)
-		i1=$(hpcc_stat ReportsImplausible)
+		i1=$(hpcc_stat ReportsImplausible) h1=$(hpcc_stat HandoffsGiven)
+		k1=$(hpcc_stat HandoffsTaken)
 	fi
 	ro1=$(reorder_events)
 	case $scen in
@@ -512,7 +514,7 @@ run_one() {	# scen cc rep
 		END { if (n < 2) { print "no queue samples"; exit }
 			printf "r2d1 util %.2f, max queue %d KB, drops %d", (b1 - b0) * 8 / ((t1 - t0) * rate * 1e6), mx / 1000, d1 - d0 }' $R/queue), flows $ok/$n ok ($((SECONDS - t_run)) s)"
 	if [ $cc = hpcc ] && [ $TEL = 1 ]; then
-		say "  hpcc: $((p1 - p0)) probes sent, $((u1 - u0)) reports used by the window law ($((${s1:-0} - ${s0:-0})) another flow's), $((${i1:-0} - ${i0:-0})) with an implausible hop"
+		say "  hpcc: $((p1 - p0)) probes sent, $((u1 - u0)) reports used by the window law ($((${s1:-0} - ${s0:-0})) another flow's), $((${i1:-0} - ${i0:-0})) with an implausible hop, $((${h1:-0} - ${h0:-0})) flows' W handed off, $((${k1:-0} - ${k0:-0})) taken"
 		[ $((u1 - u0)) -gt 0 ] ||
 			not_as_asked "$scen $label r$rep: telemetry attached but no report used"
 	fi
