@@ -1039,7 +1039,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
  * The path learns of the room only from later reports, a young flow gets
  * one every few RTTs (probe_cost), and at an incast's tail the last flows
  * sat at one MSS of W on a half-idle link (Documentation/tcp_hpcc.rst,
- * "Handing a finished flow's window on"). Only the host's own flows fill
+ * Dynamics, handoff). Only the host's own flows fill
  * the pool, at most once each, and a taker rises at most to the largest
  * W given: the pool never carries more than the host's flows had in use.
  */

@@ -637,6 +637,20 @@ static struct hpcc_path_slot *hpcc_path_slot(const struct sock *sk,
 			  (HPCC_PATH_SLOTS - 1)];
 }
 
+/* The slot for this peer, under its lock: another peer's report and pool
+ * are not this one's.
+ */
+static void hpcc_path_claim(struct hpcc_path_slot *slot,
+			    const struct in6_addr *peer, u32 dscp)
+{
+	if (ipv6_addr_equal(&slot->peer, peer) && slot->dscp == dscp)
+		return;
+	memset(&slot->r, 0, sizeof(slot->r));
+	memset(&slot->pool, 0, sizeof(slot->pool));
+	slot->peer = *peer;
+	slot->dscp = dscp;
+}
+
 /* A report this flow used becomes its peer's latest. */
 static void hpcc_path_store(const struct sock *sk,
 			    const struct hpcc_sample *L, unsigned int n,
@@ -648,10 +662,7 @@ static void hpcc_path_store(const struct sock *sk,
 
 	slot = hpcc_path_slot(sk, &peer, &dscp);
 	write_seqlock_bh(&slot->lock);
-	if (!ipv6_addr_equal(&slot->peer, &peer) || slot->dscp != dscp)
-		memset(&slot->pool, 0, sizeof(slot->pool));
-	slot->peer = peer;
-	slot->dscp = dscp;
+	hpcc_path_claim(slot, &peer, dscp);
 	hpcc_ctl_path_store(&slot->r, L, n, now);
 	write_sequnlock_bh(&slot->lock);
 }
@@ -687,28 +698,24 @@ static void hpcc_handoff_give(struct sock *sk, struct hpcc_flow *f, u64 now)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u64 srtt = hpcc_srtt_ns(tp);
 	s32 recent = max_t(s32, nsecs_to_jiffies(4 * srtt), 2);
+	bool sending = (s32)(tcp_jiffies32 - tp->lsndtime) <= recent;
 	struct hpcc_path_slot *slot;
 	struct hpcc_ctl_params p;
 	struct in6_addr peer;
 	bool given;
 	u32 dscp;
 
-	if (!f->ctl.telemetry)
+	/* nothing to give: leave the slot to whichever peer holds it */
+	if (!f->ctl.telemetry || !sending)
 		return;
 	hpcc_params(&p);
 	if (!p.handoff)
 		return;
 	slot = hpcc_path_slot(sk, &peer, &dscp);
 	write_seqlock_bh(&slot->lock);
-	if (!ipv6_addr_equal(&slot->peer, &peer) || slot->dscp != dscp) {
-		memset(&slot->r, 0, sizeof(slot->r));
-		memset(&slot->pool, 0, sizeof(slot->pool));
-		slot->peer = peer;
-		slot->dscp = dscp;
-	}
-	given = hpcc_ctl_handoff_give(&slot->pool, &f->ctl, &p,
-				      (s32)(tcp_jiffies32 - tp->lsndtime) <=
-				      recent, now, srtt);
+	hpcc_path_claim(slot, &peer, dscp);
+	given = hpcc_ctl_handoff_give(&slot->pool, &f->ctl, &p, sending, now,
+				      srtt);
 	write_sequnlock_bh(&slot->lock);
 	if (given) {
 		f->handed = true;
