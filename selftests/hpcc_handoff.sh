@@ -18,6 +18,7 @@ cleanup() {
 	topo_down
 	params_restore
 	for k in $SIZES; do rm -f /tmp/ho.src.$k /tmp/ho.dst.$k; done
+	rm -f /tmp/ho.go
 }
 cleanup_trap cleanup
 topo_up || { echo "# topology setup failed"; exit 1; }
@@ -26,7 +27,16 @@ for k in $SIZES; do
 	head -c $((k * 1024)) /dev/urandom >/tmp/ho.src.$k
 done
 
-# burst HANDOFF: the six flows at once; sets given, taken, timeouts, intact
+# connected NS PORT: a connection to PORT in NS is established
+connected() {
+	$IP netns exec "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p="$(printf '%04X' "$2")" \
+		'$4 == "01" && $3 ~ ":" p "$" { f = 1 } END { exit !f }'
+}
+
+# burst HANDOFF: the six flows at once, each connected before any sends
+# (a slow emulator spawns them far apart, and a flow that connects after
+# another ended is young and may take); sets given, taken, timeouts, intact
 burst() {
 	local g0 k0 t0 k port=5400
 	params_set handoff=$1
@@ -38,11 +48,22 @@ burst() {
 		wait_port $H2 $port
 	done
 	port=5400
+	rm -f /tmp/ho.go
 	for k in $SIZES; do
 		port=$((port + 1))
-		$IP netns exec $H1 ./selftests/hpcc_xfer send 10.1.3.1 $port \
+		HPCC_XFER_GO=/tmp/ho.go $IP netns exec $H1 \
+			./selftests/hpcc_xfer send 10.1.3.1 $port \
 			/tmp/ho.src.$k hpcc >/dev/null &
 	done
+	port=5400
+	for k in $SIZES; do
+		port=$((port + 1))
+		for _ in $(seq 100); do
+			connected $H1 $port && break
+			sleep 0.1
+		done
+	done
+	touch /tmp/ho.go
 	wait
 	intact=0
 	for k in $SIZES; do
@@ -72,9 +93,9 @@ check "handoff 1000: young flows took it ($taken takes)" test "$taken" -gt 0
 check "handoff 1000: every stream intact" test "$intact" -eq 6
 check "handoff 1000: no flow lost telemetry ($timeouts)" test "$timeouts" -eq 0
 
-# only young flows take: with cwnd_long 1 KB every flow is past it by
-# its first report (the initial window), so the same burst gives and
-# nobody takes
+# only young flows take: with cwnd_long 1 KB every flow is past it at
+# its first data ACK, long before the first flow ends, so the same burst
+# gives and nobody takes
 params_set cwnd_long=1
 burst 1000
 check "cwnd_long 1 KB: the ending flows still gave ($given)" \

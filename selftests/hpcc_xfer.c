@@ -10,7 +10,9 @@
  *                                     With IDLE_MS: FILE, IDLE_MS idle,
  *                                     FILE again, IDLE_MS idle, then the
  *                                     FIN (a connection that idles).
- * ADDR may be IPv4 or IPv6.
+ * ADDR may be IPv4 or IPv6. With HPCC_XFER_GO=PATH in the environment the
+ * sender connects, then waits for PATH to exist before its first byte, so
+ * that a script can start several connected flows at once.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -78,6 +80,15 @@ static void idle(long ms)
 		;
 }
 
+/* the start line: PATH from HPCC_XFER_GO exists; polled each millisecond */
+static void wait_go(void)
+{
+	const char *go = getenv("HPCC_XFER_GO");
+
+	while (go && access(go, F_OK))
+		idle(1);
+}
+
 static int do_send(const char *addr, const char *port, const char *file,
 		   const char *cc, long idle_ms)
 {
@@ -118,6 +129,7 @@ static int do_send(const char *addr, const char *port, const char *file,
 	}
 	len = sizeof(used);
 	getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, used, &len);
+	wait_go();
 	t0 = now();
 	if (copy(in, fd)) {
 		perror("hpcc_xfer: send");
