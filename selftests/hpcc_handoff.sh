@@ -27,13 +27,6 @@ for k in $SIZES; do
 	head -c $((k * 1024)) /dev/urandom >/tmp/ho.src.$k
 done
 
-# connected NS PORT: a connection to PORT in NS is established
-connected() {
-	$IP netns exec "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-		awk -v p="$(printf '%04X' "$2")" \
-		'$4 == "01" && $3 ~ ":" p "$" { f = 1 } END { exit !f }'
-}
-
 # burst HANDOFF: the six flows at once, each connected before any sends
 # (a slow emulator spawns them far apart, and a flow that connects after
 # another ended is young and may take); sets given, taken, timeouts, intact
@@ -58,10 +51,7 @@ burst() {
 	port=5400
 	for k in $SIZES; do
 		port=$((port + 1))
-		for _ in $(seq 100); do
-			connected $H1 $port && break
-			sleep 0.1
-		done
+		wait_connected $H1 $port
 	done
 	touch /tmp/ho.go
 	wait

@@ -44,16 +44,28 @@ veth_link() {
 	$IP -n "$4" link set "$5" up
 }
 
-# wait_port NS PORT: until something listens on PORT in NS (5 s)
-wait_port() {
+# wait_socket NS STATE FIELD PORT: until a TCP socket in NS is in STATE
+# (/proc/net/tcp's hex: 0A listening, 01 established) with PORT at the end
+# of FIELD (2 the local address, 3 the remote one); 5 s
+wait_socket() {
 	for _ in $(seq 50); do
 		$IP netns exec "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-			awk -v p="$(printf '%04X' "$2")" \
-			'$4 == "0A" && $2 ~ ":" p "$" { f = 1 } END { exit !f }' &&
+			awk -v s="$2" -v a="$3" -v p="$(printf '%04X' "$4")" \
+			'$4 == s && $a ~ ":" p "$" { f = 1 } END { exit !f }' &&
 			return 0
 		sleep 0.1
 	done
 	return 1
+}
+
+# wait_port NS PORT: until something listens on PORT in NS
+wait_port() {
+	wait_socket "$1" 0A 2 "$2"
+}
+
+# wait_connected NS PORT: until a connection to PORT in NS is established
+wait_connected() {
+	wait_socket "$1" 01 3 "$2"
 }
 
 # qstat NS DEV FIELD: a root qdisc counter (bytes|backlog); root only:
