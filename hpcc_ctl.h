@@ -125,6 +125,9 @@ struct hpcc_ctl_params {
 					 * fair share given up per report on
 					 * a full path (hpcc_ctl_fair_pull())
 					 */
+	uint32_t fair_slack;		/* per mille above the share that
+					 * fair_pull leaves alone
+					 */
 	uint32_t path_share;		/* 1: a flow also runs the law on the
 					 * reports of the host's other flows
 					 * to its peer (hpcc_ctl_path_usable())
@@ -170,6 +173,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_PATH_SHARE	1
 #define HPCC_DEF_LOSS_UNDO	1
 #define HPCC_DEF_FAIR_PULL	0
+#define HPCC_DEF_FAIR_SLACK	0
 #define HPCC_DEF_DELIV_CAP	1500
 #define HPCC_DEF_DELIV_AI	1
 #define HPCC_DEF_CWND_LONG	256
@@ -927,11 +931,14 @@ static inline uint64_t hpcc_ctl_first_w(const struct hpcc_ctl_params *p,
  * through their whole burst. With the receiver's N (a version 2
  * response's; meaningful where the receiver's link is the bottleneck,
  * whether or not receiver_flows sets W_ai by it), a flow whose W
- * is above its share eta B T / N of a path at or above eta gives up
- * fair_pull per mille of the excess per report, W and Wc alike; the
+ * is above its share eta B T / N (times 1 + fair_slack / 1000) of a path
+ * at or above eta gives up fair_pull per mille of the excess per report,
+ * W and Wc alike; the
  * freed room shows as U below eta to the other flows, whose law then
  * takes it multiplicatively. Never below the share, never on a path
- * below eta, nothing with one flow. One 64-bit division per report.
+ * below eta, nothing with one flow. A pull to the share itself trims
+ * the steady state's noise from above and the link runs below eta;
+ * fair_slack leaves that noise alone. One 64-bit division per report.
  */
 static inline void hpcc_ctl_fair_pull(struct hpcc_ctl *s,
 				      const struct hpcc_ctl_params *p,
@@ -942,7 +949,13 @@ static inline void hpcc_ctl_fair_pull(struct hpcc_ctl *s,
 
 	if (!p->fair_pull || flows < 2 || s->law.u < c->eta)
 		return;
-	fair = hpcc_qdiv((bdp * c->eta) >> HPCC_U_SHIFT, flows, 0);
+	/* the share eta B T / N, and fair_slack per mille above it kept */
+	fair = (bdp * c->eta) >> HPCC_U_SHIFT;
+	if (fair > HPCC_W_LIMIT)
+		fair = HPCC_W_LIMIT;
+	/* 2^40 * (1000 + 4000) < 2^53: no wrap */
+	fair = hpcc_qdiv(fair * (1000 + p->fair_slack), (uint64_t)flows * 1000,
+			 0);
 	if (fair < c->w_min)
 		fair = c->w_min;
 	/* W, Wc <= HPCC_W_LIMIT = 2^40, fair_pull <= 1000: no wrap */

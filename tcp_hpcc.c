@@ -253,6 +253,8 @@ HPCC_PARAM(receiver_flows, 0, 0, 1,
 	   "1: W_ai's N is the receiver's count from the response; 0: expected_flows");
 HPCC_PARAM(fair_pull, HPCC_DEF_FAIR_PULL, 0, 1000,
 	   "per mille of W above the receiver's fair share given up per report; 0: none");
+HPCC_PARAM(fair_slack, HPCC_DEF_FAIR_SLACK, 0, 4000,
+	   "per mille above the fair share that fair_pull leaves alone");
 HPCC_PARAM(deliv_cap, HPCC_DEF_DELIV_CAP, 0, 10000,
 	   "W grows to at most this per mille of the bytes delivered in a T; 0: unbounded");
 HPCC_PARAM(deliv_ai, HPCC_DEF_DELIV_AI, 0, 1,
@@ -523,6 +525,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->rx_window = READ_ONCE(hpcc_rx_window);
 	p->receiver_flows = READ_ONCE(hpcc_receiver_flows);
 	p->fair_pull = READ_ONCE(hpcc_fair_pull);
+	p->fair_slack = READ_ONCE(hpcc_fair_slack);
 	p->deliv_cap = READ_ONCE(hpcc_deliv_cap);
 	p->deliv_ai = READ_ONCE(hpcc_deliv_ai);
 	p->cwnd_gain = READ_ONCE(hpcc_cwnd_gain);

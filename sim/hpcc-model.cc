@@ -82,6 +82,7 @@ ModuleDefaults()
     p.first_qmin = HPCC_DEF_FIRST_QMIN;
     p.path_share = HPCC_DEF_PATH_SHARE;
     p.fair_pull = HPCC_DEF_FAIR_PULL;
+    p.fair_slack = HPCC_DEF_FAIR_SLACK;
     return p;
 }
 
@@ -125,6 +126,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"max_growth", &p.max_growth},
         {"loss_beta", &p.loss_beta}, {"loss_undo", &p.loss_undo},
         {"receiver_flows", &p.receiver_flows}, {"fair_pull", &p.fair_pull},
+        {"fair_slack", &p.fair_slack},
         {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai},
         {"cwnd_gain", &p.cwnd_gain}, {"cwnd_long", &p.cwnd_long_kb},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };

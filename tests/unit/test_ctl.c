@@ -1104,6 +1104,34 @@ static void test_fair_pull(void)
 	       "N forged to %u: a quarter of W per report, never below one MSS",
 	       HPCC_FLOWS_MAX);
 
+	/* fair_slack 500: W within 1.5 shares untouched, above it pulled to
+	 * 1.5 shares at most, never below
+	 */
+	p.fair_pull = 1000;
+	p.fair_slack = 500;
+	s.law.w = fair + fair / 2 - W(100);
+	s.law.wc = s.law.w;
+	s.events = 0;
+	hpcc_ctl_fair_pull(&s, &p, &c, W(125000), 4);
+	tap_ok(s.law.w == fair + fair / 2 - W(100) &&
+	       !(s.events & HPCC_EV_PULLED),
+	       "fair_slack 500: W 100 B below 1.5 shares untouched");
+	s.law.w = W(100000);
+	s.law.wc = W(90000);
+	hpcc_ctl_fair_pull(&s, &p, &c, W(125000), 4);
+	tap_ok(s.law.w + 4 >= fair + fair / 2 && s.law.w <= fair + fair / 2 + 4 &&
+	       s.law.wc + 4 >= fair + fair / 2 && s.law.wc <= fair + fair / 2 + 4 &&
+	       (s.events & HPCC_EV_PULLED),
+	       "fair_slack 500, fair_pull 1000: W and Wc pulled to 1.5 shares (%llu B)",
+	       (unsigned long long)(s.law.w >> HPCC_W_SHIFT));
+	p.fair_slack = 4000;
+	s.law.w = W(100000);
+	hpcc_ctl_fair_pull(&s, &p, &c, W(125000), 4);
+	tap_ok(s.law.w == W(100000),
+	       "fair_slack 4000: 5 shares (148 KB) above a 100 KB W, nothing pulled");
+	p.fair_slack = 0;
+	p.fair_pull = 250;
+
 	/* through a report: only with the receiver's N in the view */
 	memset(&s, 0, sizeof(s));
 	L[0] = hop(1000, 0, 0, 1000);
