@@ -1187,7 +1187,7 @@ ENV_KEYS = ('kernel', 'cpus', 'rate_mbit', 'netem_delay_ms', 'base_rtt_ms',
             'buffer_bytes', 'ecn_k_bytes', 'tbf_burst', 'sample_ms', 'tcpinfo_ms', 'reps',
             'long_dur', 'incast_dur', 'incast_bursts', 'incast_flows', 'stagger_dur', 'ws_dur',
             'ws_drain', 'ws_load', 'many_flows', 'many_dur', 'rttf_dur', 'rttf_delay_ms', 'rttf_hpcc',
-            'park_dur', 'vs_dur', 'jitter_pct', 'seed', 'telemetry', 'hpcc_params')
+            'hpcc_net', 'park_dur', 'vs_dur', 'jitter_pct', 'seed', 'telemetry', 'hpcc_params')
 
 
 def markdown_warnings(e, hpcc):

@@ -66,6 +66,11 @@ CCS=
 # senders for its runs), labelled hpcc.S, as the sweep does for the long
 # scenario: variants side by side in every scenario
 HPCC_SETTINGS=
+# --hpcc-net S: every hpcc run's settings for this network, before its
+# scenario's and --hpcc-settings' (default: wire version 2, which every
+# router and receiver of the topology runs, and the pull towards the
+# receiver's N; "default": the module's own defaults)
+HPCC_NET=wire_version=2+fair_pull=1000+fair_slack=500
 SCENARIOS=
 REPS=
 # --law-trace MS: hpcc runs also follow the law's state of every flow of the
@@ -81,6 +86,7 @@ while [ $# -gt 0 ]; do
 	--scenarios) SCENARIOS=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;
 	--hpcc-settings) HPCC_SETTINGS=$2; shift 2 ;;
+	--hpcc-net) HPCC_NET=$2; shift 2 ;;
 	--law-trace) LAW_TRACE_MS=$2; shift 2 ;;
 	--veth-reorder) DC_RPS=0; shift ;;
 	--paced-pct) PACED_PCT=$2; shift 2 ;;
@@ -245,7 +251,7 @@ for kv in "profile,$profile" "kernel,$(uname -r)" "cpus,$(nproc)" \
 	"long_dur,$LONG_DUR" "incast_dur,$INCAST_DUR" "incast_bursts,$INCAST_BURSTS" \
 	"incast_flows,$INCAST_FLOWS" "stagger_dur,$STAGGER_DUR" "ws_dur,$WS_DUR" "ws_drain,$WS_DRAIN" \
 	"ws_load,$WS_LOAD" "many_flows,$MANY_FLOWS" "many_dur,$MANY_DUR" \
-	"rttf_dur,$RTTF_DUR" "rttf_delay_ms,$RTTF_DELAY_MS" "rttf_hpcc,$RTTF_HPCC" "park_dur,$PARK_DUR" \
+	"rttf_dur,$RTTF_DUR" "rttf_delay_ms,$RTTF_DELAY_MS" "rttf_hpcc,$RTTF_HPCC" "hpcc_net,$HPCC_NET" "park_dur,$PARK_DUR" \
 	"vs_dur,$VS_DUR" "jitter_pct,$JITTER_PCT" "paced_pct,$PACED_PCT" "rps,$DC_RPS" "hpcc_params,$(cd /sys/module/tcp_hpcc/parameters 2>/dev/null &&
 		for p in *; do v=$(cat $p 2>/dev/null) && printf '%s=%s ' $p "$v"; done)"; do
 	emit_row env.csv "$kv"
@@ -539,12 +545,13 @@ set_params() {
 	done
 }
 
-# hpcc_run SETTING: an hpcc run with the scenario's network settings
-# (rttfair's RTTF_HPCC), then SETTING's ("" or "default": none); the
+# hpcc_run SETTING: an hpcc run with the network's settings (HPCC_NET, and
+# rttfair's RTTF_HPCC), then SETTING's ("" or "default": none); the
 # load-time parameters back after it
 hpcc_run() {
 	local net=
-	[ $scen = rttfair ] && net=$RTTF_HPCC
+	[ "$HPCC_NET" = default ] || net=$HPCC_NET
+	[ $scen = rttfair ] && net=${net:+$net+}$RTTF_HPCC
 	{ [ -z "$net" ] || set_params "$net"; } &&
 		{ [ -z "$1" ] || [ "$1" = default ] || set_params "$1"; } && run_one
 	set_params default

@@ -22,6 +22,10 @@
 #              repetitions (validating a scenario: --smoke --scenarios X)
 #   --hpcc-settings  passed to demo/scenarios.sh: hpcc once per module
 #              parameter setting, side by side (labels hpcc.SETTING)
+#   --hpcc-net S  passed to demo/scenarios.sh: the network's settings,
+#              applied to every hpcc run before the scenario's and
+#              --hpcc-settings' (default wire_version=2+fair_pull=1000+
+#              fair_slack=500; "default": the module's defaults)
 #   --law-trace MS  passed to demo/scenarios.sh: hpcc runs also write the
 #              law's state of each sender's flows every MS ms, as it
 #              changes (OUT/raw/SCENARIO/hpcc*/rN/law.csv)
@@ -44,7 +48,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mode=demo out= deps=1 ccs= scens= reps= settings= law_trace= reorder= paced_pct=
+mode=demo out= deps=1 ccs= scens= reps= settings= net= law_trace= reorder= paced_pct=
 while (($#)); do
 	case $1 in
 	--smoke) mode=smoke; shift ;;
@@ -55,6 +59,7 @@ while (($#)); do
 	--scenarios) scens=${2:?}; shift 2 ;;
 	--reps) reps=${2:?}; shift 2 ;;
 	--hpcc-settings) settings=${2:?}; shift 2 ;;
+	--hpcc-net) net=${2:?}; shift 2 ;;
 	--law-trace) law_trace=${2:?}; shift 2 ;;
 	--veth-reorder) reorder=1; shift ;;
 	--paced-pct) paced_pct=${2:?}; shift 2 ;;
@@ -98,6 +103,7 @@ done
 args=(--profile "$profile")
 [[ -n $ccs ]] && args+=(--ccs "$ccs")
 [[ -n $settings ]] && args+=(--hpcc-settings "$settings")
+[[ -n $net ]] && args+=(--hpcc-net "$net")
 [[ -n $scens ]] && args+=(--scenarios "$scens")
 [[ -n $reps ]] && args+=(--reps "$reps")
 [[ -n $law_trace ]] && args+=(--law-trace "$law_trace")
