@@ -933,9 +933,8 @@ static inline uint64_t hpcc_ctl_first_w(const struct hpcc_ctl_params *p,
  * whether or not receiver_flows sets W_ai by it), a flow whose W
  * is above its share eta B T / N (times 1 + fair_slack / 1000) of a path
  * at or above eta gives up fair_pull per mille of the excess per report,
- * W and Wc alike; the
- * freed room shows as U below eta to the other flows, whose law then
- * takes it multiplicatively. Never below the share, never on a path
+ * W and Wc alike; the freed room shows as U below eta to the other
+ * flows, whose law then takes it multiplicatively. Never below the share, never on a path
  * below eta, nothing with one flow. A pull to the share itself trims
  * the steady state's noise from above and the link runs below eta;
  * fair_slack leaves that noise alone. One 64-bit division per report.
