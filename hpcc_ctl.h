@@ -139,6 +139,9 @@ struct hpcc_ctl_params {
 	uint32_t deliv_ai;		/* 1: deliv_cap holds all growth but
 					 * the additive step W_ai
 					 */
+	uint32_t deliv_free;		/* U per mille below which deliv_cap
+					 * does not hold
+					 */
 	uint32_t cwnd_gain;		/* cwnd = cwnd_gain W; 0:
 					 * HPCC_CWND_GAIN
 					 */
@@ -176,6 +179,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_FAIR_SLACK	0
 #define HPCC_DEF_DELIV_CAP	1500
 #define HPCC_DEF_DELIV_AI	1
+#define HPCC_DEF_DELIV_FREE	0
 #define HPCC_DEF_CWND_LONG	256
 #define HPCC_DEF_HANDOFF	1000
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
@@ -563,6 +567,9 @@ static inline void hpcc_ctl_deliv_hold(struct hpcc_ctl *s,
 	s->deliv_bytes[0] = 0;
 	s->deliv_us[0] = 0;
 	if (!p->deliv_cap || !us)
+		return;
+	/* U <= HPCC_U_MAX = 2^40: no wrap */
+	if (s->law.u * 1000 < ((uint64_t)p->deliv_free << HPCC_U_SHIFT))
 		return;
 	/* b < 2^32, T < 2^21 us: no wrap; capped, times deliv_cap fits */
 	most = hpcc_qdiv(b * s->t_us, us, HPCC_W_SHIFT);

@@ -116,7 +116,8 @@ struct hpcc_law_cfg {
 				 * (hpcc_law_step())
 				 */
 	uint32_t ewma_span;	/* 1: tau clamped to ewma_rtts T; 2: only
-				 * for a sample below the average; 0: to T
+				 * for a sample below the average; 3: only
+				 * past half of it; 0: to T
 				 */
 	uint32_t qmin_span;	/* min(qlen, prev qlen) only over at most this
 				 * many T; 0: always (draft)
@@ -366,11 +367,16 @@ static inline uint64_t hpcc_law_time_t(const struct hpcc_law_cfg *c)
  * probes were spaced out by the budget then weighs the time it covers.
  * ewma_span 2 does so only for a sample below the average (@falling): a
  * drained queue shows at once, noise above the average stays damped.
+ * ewma_span 3 keeps the draft's weight up to half the horizon, then rises
+ * to all of it at the horizon: max(min(tau, T), 2 tau - T') / T'. Reports
+ * a few T apart weigh as the draft's; one after a budget's gap, whose
+ * average is older than its horizon, replaces it.
  * T is hpcc_law_time_t().
  */
 static inline uint64_t hpcc_ewma_weight(const struct hpcc_law_cfg *c,
 					uint64_t tau, bool falling)
 {
+	uint64_t tau_in = tau;
 	uint64_t t = hpcc_law_time_t(c);
 	uint64_t horizon = t * (c->ewma_rtts ? c->ewma_rtts : 1);
 	bool span = c->ewma_span == 1 || (c->ewma_span == 2 && falling);
@@ -378,6 +384,13 @@ static inline uint64_t hpcc_ewma_weight(const struct hpcc_law_cfg *c,
 
 	if (tau > most)
 		tau = most;
+	if (c->ewma_span == 3 && tau_in > horizon / 2) {
+		uint64_t late = tau_in >= horizon ? horizon :
+				2 * tau_in - horizon;
+
+		if (late > tau)
+			tau = late;
+	}
 	w = hpcc_qdiv(tau, horizon, HPCC_U_SHIFT);
 	return w > HPCC_U_ONE ? HPCC_U_ONE : w;
 }

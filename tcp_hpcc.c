@@ -161,8 +161,8 @@ HPCC_PARAM(rate_ewma, HPCC_DEF_RATE_EWMA, 0, 1,
  */
 HPCC_PARAM(ai_time, HPCC_DEF_AI_TIME, 0, 1,
 	   "1: W_ai per 2 base RTTs of telemetry while U < eta; 0: per commit");
-HPCC_PARAM(ewma_span, HPCC_DEF_EWMA_SPAN, 0, 2,
-	   "1: a sample weighs its interval up to ewma_rtts T; 2: only one below the average; 0: up to T (draft)");
+HPCC_PARAM(ewma_span, HPCC_DEF_EWMA_SPAN, 0, 3,
+	   "1: a sample weighs its interval up to ewma_rtts T; 2: only one below the average; 3: only past half of it; 0: up to T (draft)");
 /* The draft's min(qlen, prev qlen) compares per-packet samples; probes
  * far apart (the budget, a burst's first probe) hide a new queue.
  */
@@ -257,6 +257,8 @@ HPCC_PARAM(fair_slack, HPCC_DEF_FAIR_SLACK, 0, 4000,
 	   "per mille above the fair share that fair_pull leaves alone");
 HPCC_PARAM(deliv_cap, HPCC_DEF_DELIV_CAP, 0, 10000,
 	   "W grows to at most this per mille of the bytes delivered in a T; 0: unbounded");
+HPCC_PARAM(deliv_free, HPCC_DEF_DELIV_FREE, 0, 1000,
+	   "U per mille below which deliv_cap does not hold; 0: it always does");
 HPCC_PARAM(deliv_ai, HPCC_DEF_DELIV_AI, 0, 1,
 	   "1: deliv_cap holds W's growth but the additive step W_ai; 0: all of it");
 HPCC_PARAM(cwnd_gain, HPCC_CWND_GAIN, 1, 8,
@@ -528,6 +530,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->fair_slack = READ_ONCE(hpcc_fair_slack);
 	p->deliv_cap = READ_ONCE(hpcc_deliv_cap);
 	p->deliv_ai = READ_ONCE(hpcc_deliv_ai);
+	p->deliv_free = READ_ONCE(hpcc_deliv_free);
 	p->cwnd_gain = READ_ONCE(hpcc_cwnd_gain);
 	p->cwnd_long_kb = READ_ONCE(hpcc_cwnd_long);
 	p->path_share = READ_ONCE(hpcc_path_share);

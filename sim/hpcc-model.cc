@@ -58,6 +58,7 @@ ModuleDefaults()
     p.loss_undo = HPCC_DEF_LOSS_UNDO; /* the model never reorders: unused */
     p.deliv_cap = HPCC_DEF_DELIV_CAP;
     p.deliv_ai = HPCC_DEF_DELIV_AI;
+    p.deliv_free = HPCC_DEF_DELIV_FREE;
     p.cwnd_gain = HPCC_CWND_GAIN;
     p.cwnd_long_kb = HPCC_DEF_CWND_LONG;
     if (g_hpcc_no_bounds) /* the draft's: no capacity cap, growth or delivery hold, loss net */
@@ -127,7 +128,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"loss_beta", &p.loss_beta}, {"loss_undo", &p.loss_undo},
         {"receiver_flows", &p.receiver_flows}, {"fair_pull", &p.fair_pull},
         {"fair_slack", &p.fair_slack},
-        {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai},
+        {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai}, {"deliv_free", &p.deliv_free},
         {"cwnd_gain", &p.cwnd_gain}, {"cwnd_long", &p.cwnd_long_kb},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };
     auto t = tab.find(name);

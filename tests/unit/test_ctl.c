@@ -1418,6 +1418,23 @@ static void test_deliv_cap(void)
 	deliv_report(&s, &p, 300000, 3);
 	tap_ok(near(s.law.w, W(375000)) && (s.events & HPCC_EV_DELIV_HELD),
 	       "deliv_ai: a cap above W + W_ai holds at the cap (1.25 x 300 KB)");
+
+	/* deliv_free: on a path this idle, W is not held by its delivery */
+	p.deliv_ai = 0;
+	p.deliv_free = 500;
+	memset(&s, 0, sizeof(s));
+	deliv_report(&s, &p, 0, 0);
+	deliv_report(&s, &p, 50000, 1);
+	tap_ok(s.law.w == W(500000) && !(s.events & HPCC_EV_DELIV_HELD),
+	       "deliv_free 500: at U 0 the law's 4 B T is not held");
+	memset(&s, 0, sizeof(s));
+	deliv_report(&s, &p, 0, 0);
+	hpcc_ctl_deliv_sample(&s, 50000, 1000);
+	L[0] = hop(1001000, 75000, 0, 1000);	/* u' 0.6 */
+	hpcc_ctl_report(&s, &p, &flow_1ms, L, 1, 45000, 2000);
+	tap_ok(s.law.w == W(125000) && (s.events & HPCC_EV_DELIV_HELD),
+	       "deliv_free 500: at U 0.6 W is held (%.0f B)",
+	       (double)(s.law.w >> HPCC_W_SHIFT));
 }
 
 static void test_handoff(void)

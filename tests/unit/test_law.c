@@ -227,9 +227,9 @@ static void test_hand_cases(void)
 	       "ewma_rtts 4: U = 3/4 U + 1/4 u = %.6f", u_of(s.u));
 
 	/* A report 4 T after the last: ewma_span weighs its whole interval
-	 * (2: only a falling one)
+	 * (2: only a falling one; 3: past half the horizon)
 	 */
-	for (int span = 0; span <= 2; span++) {
+	for (int span = 0; span <= 3; span++) {
 		struct hpcc_law t;
 
 		c.ewma_span = span;
@@ -244,6 +244,20 @@ static void test_hand_cases(void)
 		       "ewma_span %d: a sample over 4 T weighs %s (U = %.4f)",
 		       span, span ? "1: U = u'" : "1/4, as one over T",
 		       u_of(t.u));
+		if (span == 3) {
+			/* 3 T: (2 * 3 T - 4 T) / 4 T = 1/2, either way */
+			a[0] = hop(80000, 2250 + 3750, 0, 1000, 3); /* u' 1 */
+			hpcc_law_report(&t, &c, a, 1, 1, 1);
+			tap_ok(near(u_of(t.u), 0.5 * 0.2 + 0.5, 1e-3),
+			       "ewma_span 3: a sample over 3 T weighs 1/2 (U = %.4f)",
+			       u_of(t.u));
+			/* 2 T, half the horizon: the draft's 1/4 */
+			a[0] = hop(100000, 6000 + 500, 0, 1000, 3); /* u' 0.2 */
+			hpcc_law_report(&t, &c, a, 1, 1, 1);
+			tap_ok(near(u_of(t.u), 0.75 * 0.6 + 0.25 * 0.2, 1e-3),
+			       "ewma_span 3: a sample over 2 T weighs 1/4, as the draft's (U = %.4f)",
+			       u_of(t.u));
+		}
 		if (span != 2)
 			continue;
 		a[0] = hop(90000, 2250 + 5000, 0, 1000, 3); /* u' 1, 4 T */
