@@ -1435,6 +1435,15 @@ static void test_deliv_cap(void)
 	tap_ok(s.law.w == W(125000) && (s.events & HPCC_EV_DELIV_HELD),
 	       "deliv_free 500: at U 0.6 W is held (%.0f B)",
 	       (double)(s.law.w >> HPCC_W_SHIFT));
+
+	/* a forged idle hop lifts the hold; max_growth still bounds the step */
+	p.max_growth = 1000;
+	memset(&s, 0, sizeof(s));
+	deliv_report(&s, &p, 0, 0);
+	deliv_report(&s, &p, 50000, 1);
+	tap_ok(s.law.w <= W(250000) && !(s.events & HPCC_EV_DELIV_HELD),
+	       "deliv_free, forged U 0: W at most doubles (%.0f B), max_growth",
+	       (double)(s.law.w >> HPCC_W_SHIFT));
 }
 
 static void test_handoff(void)
