@@ -128,6 +128,10 @@ struct hpcc_ctl_params {
 	uint32_t fair_slack;		/* per mille above the share that
 					 * fair_pull leaves alone
 					 */
+	uint32_t fair_floor;		/* per mille of the receiver's fair
+					 * share below which no W stays
+					 * (hpcc_ctl_fair_floor())
+					 */
 	uint32_t path_share;		/* 1: a flow also runs the law on the
 					 * reports of the host's other flows
 					 * to its peer (hpcc_ctl_path_usable())
@@ -177,6 +181,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_LOSS_UNDO	1
 #define HPCC_DEF_FAIR_PULL	0
 #define HPCC_DEF_FAIR_SLACK	0
+#define HPCC_DEF_FAIR_FLOOR	0
 #define HPCC_DEF_DELIV_CAP	1500
 #define HPCC_DEF_DELIV_AI	1
 #define HPCC_DEF_DELIV_FREE	0
@@ -975,6 +980,51 @@ static inline void hpcc_ctl_fair_pull(struct hpcc_ctl *s,
 }
 
 /*
+ * fair_floor: fair_pull's other half. With the receiver's N (a version 2
+ * response's), no flow's W stays below fair_floor per mille of its share
+ * eta B T / N after a report that shows the path without a queue (none
+ * longer than the headroom (1 - eta) B T): the law's multiplicative steps
+ * keep the ratios between windows, and an incast's flow that had seen the
+ * queue at its peak sat at one packet beside siblings at three, and
+ * finished 20-40 ms after them; the incast's long flow, cut to a 17th of
+ * the link, regrew by W_ai. Only where the hop that sets U is the last,
+ * the receiver's own link, whose flows N counts: a flow whose bottleneck
+ * is an earlier hop shares it with flows to other receivers (the parking
+ * lot's one-hop flow saw N 1 and took the shared link). Never at a flow's
+ * first report: N there may not yet count the flows that start with it,
+ * and 16 new flows each lifted to half the link filled the buffer. Never
+ * into a queue. At most
+ * eta B T with N >= 1: a forged N gives a flow no more than the draft's
+ * start at line rate.
+ */
+static inline void hpcc_ctl_fair_floor(struct hpcc_ctl *s,
+				       const struct hpcc_ctl_params *p,
+				       const struct hpcc_law_cfg *c,
+				       const struct hpcc_sample *L,
+				       unsigned int nhops, uint64_t bdp,
+				       uint32_t flows)
+{
+	uint64_t floor;
+
+	if (!p->fair_floor || !flows || !s->law.measured ||
+	    s->law.bottleneck + 1 != nhops ||
+	    hpcc_ctl_queue_u(c, L, nhops) > HPCC_U_ONE - c->eta)
+		return;
+	floor = (bdp * c->eta) >> HPCC_U_SHIFT;
+	if (floor > HPCC_W_LIMIT)
+		floor = HPCC_W_LIMIT;
+	/* 2^40 * 1000 < 2^53: no wrap */
+	floor = hpcc_qdiv(floor * p->fair_floor, (uint64_t)flows * 1000, 0);
+	floor = hpcc_clamp(floor, c->w_min, c->w_max);
+	if (s->law.w < floor) {
+		s->law.w = floor;
+		s->events |= HPCC_EV_PULLED;
+	}
+	if (s->law.wc < floor)
+		s->law.wc = floor;
+}
+
+/*
  * NewAck on an accepted report of the probe that left at snd_nxt =
  * probe_seq. A flow without telemetry starts the law first: a new flow at
  * line rate as the draft says, unless the path already queues
@@ -1037,6 +1087,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
 	hpcc_ctl_deliv_hold(s, p, &c, w_before, wc_before);
 	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
+	hpcc_ctl_fair_floor(s, p, &c, L, nhops, bdp, tv->flows);
 	s->w_max = c.w_max;
 	s->b_mbps = bmin;
 	s->last_report_ns = now;

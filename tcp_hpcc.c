@@ -255,6 +255,8 @@ HPCC_PARAM(fair_pull, HPCC_DEF_FAIR_PULL, 0, 1000,
 	   "per mille of W above the receiver's fair share given up per report; 0: none");
 HPCC_PARAM(fair_slack, HPCC_DEF_FAIR_SLACK, 0, 4000,
 	   "per mille above the fair share that fair_pull leaves alone");
+HPCC_PARAM(fair_floor, HPCC_DEF_FAIR_FLOOR, 0, 1000,
+	   "per mille of the receiver's fair share below which no W stays; 0: none");
 HPCC_PARAM(deliv_cap, HPCC_DEF_DELIV_CAP, 0, 10000,
 	   "W grows to at most this per mille of the bytes delivered in a T; 0: unbounded");
 HPCC_PARAM(deliv_free, HPCC_DEF_DELIV_FREE, 0, 1000,
@@ -528,6 +530,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->receiver_flows = READ_ONCE(hpcc_receiver_flows);
 	p->fair_pull = READ_ONCE(hpcc_fair_pull);
 	p->fair_slack = READ_ONCE(hpcc_fair_slack);
+	p->fair_floor = READ_ONCE(hpcc_fair_floor);
 	p->deliv_cap = READ_ONCE(hpcc_deliv_cap);
 	p->deliv_ai = READ_ONCE(hpcc_deliv_ai);
 	p->deliv_free = READ_ONCE(hpcc_deliv_free);

@@ -84,6 +84,7 @@ ModuleDefaults()
     p.path_share = HPCC_DEF_PATH_SHARE;
     p.fair_pull = HPCC_DEF_FAIR_PULL;
     p.fair_slack = HPCC_DEF_FAIR_SLACK;
+    p.fair_floor = HPCC_DEF_FAIR_FLOOR;
     return p;
 }
 
@@ -127,7 +128,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"max_growth", &p.max_growth},
         {"loss_beta", &p.loss_beta}, {"loss_undo", &p.loss_undo},
         {"receiver_flows", &p.receiver_flows}, {"fair_pull", &p.fair_pull},
-        {"fair_slack", &p.fair_slack},
+        {"fair_slack", &p.fair_slack}, {"fair_floor", &p.fair_floor},
         {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai}, {"deliv_free", &p.deliv_free},
         {"cwnd_gain", &p.cwnd_gain}, {"cwnd_long", &p.cwnd_long_kb},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };

@@ -1049,6 +1049,105 @@ static void test_rx(void)
 	       "losses after reports came do not stop the asking");
 }
 
+/* fair_floor: no W below a share of eta B T / N after a report of a path
+ * without a queue; 1 Gbit/s, T 1 ms: B T 125000 B, 4 flows' share 29687 B.
+ */
+static void test_fair_floor(void)
+{
+	struct hpcc_ctl_params p = params;
+	struct hpcc_tcp_view v = flow_1ms;
+	struct hpcc_sample idle[1], queued[1], L[1];
+	struct hpcc_law_cfg c;
+	struct hpcc_ctl s, s0;
+	uint64_t fair, w;
+
+	hpcc_ctl_law_cfg(&p, 1000, W(125000), 1000000, &c);
+	fair = hpcc_qdiv((W(125000) * c.eta) >> HPCC_U_SHIFT, 4, 0);
+	idle[0] = hop(1000, 0, 0, 1000);
+	/* a queue just above the headroom (1 - eta) B T = 6250 B */
+	queued[0] = hop(1000, 0, 6400, 1000);
+	memset(&s, 0, sizeof(s));
+	s.law.w = W(5000);
+	s.law.wc = W(6000);
+	s.law.u = HPCC_U_ONE;
+	s.law.measured = 1;
+	s0 = s;
+	hpcc_ctl_fair_floor(&s, &p, &c, idle, 1, W(125000), 4);
+	tap_ok(s.law.w == s0.law.w && s.law.wc == s0.law.wc,
+	       "fair_floor 0 (the draft): W untouched");
+	p.fair_floor = 1000;
+	hpcc_ctl_fair_floor(&s, &p, &c, idle, 1, W(125000), 0);
+	tap_ok(s.law.w == s0.law.w, "no receiver's N: no share, W untouched");
+	s.law.measured = 0;
+	hpcc_ctl_fair_floor(&s, &p, &c, idle, 1, W(125000), 4);
+	tap_ok(s.law.w == s0.law.w,
+	       "a flow's first report (U not measured): W untouched");
+	s.law.measured = 1;
+	hpcc_ctl_fair_floor(&s, &p, &c, queued, 1, W(125000), 4);
+	tap_ok(s.law.w == s0.law.w,
+	       "a queue above the headroom in the report: never lifted into it");
+	{
+		struct hpcc_sample two[2] = { idle[0], idle[0] };
+
+		two[1].port_id = 2;
+		s.law.bottleneck = 0;
+		hpcc_ctl_fair_floor(&s, &p, &c, two, 2, W(125000), 4);
+		tap_ok(s.law.w == s0.law.w,
+		       "U set by an earlier hop than the receiver's link: N is not its flows', W untouched");
+		s.law.bottleneck = 1;
+		hpcc_ctl_fair_floor(&s, &p, &c, two, 2, W(125000), 4);
+		tap_ok(s.law.w == fair,
+		       "U set by the last hop of two: lifted to the share");
+		s = s0;
+		s.law.bottleneck = 0;
+	}
+	s.events = 0;
+	hpcc_ctl_fair_floor(&s, &p, &c, idle, 1, W(125000), 4);
+	tap_ok(s.law.w == fair && s.law.wc == fair &&
+	       (s.events & HPCC_EV_PULLED),
+	       "fair_floor 1000, N 4, no queue: W and Wc lifted to the share (%llu B)",
+	       (unsigned long long)(fair >> HPCC_W_SHIFT));
+	s.law.w = W(40000);
+	s.law.wc = W(40000);
+	s.events = 0;
+	hpcc_ctl_fair_floor(&s, &p, &c, idle, 1, W(125000), 4);
+	tap_ok(s.law.w == W(40000) && !(s.events & HPCC_EV_PULLED),
+	       "a flow above its share keeps its W");
+	p.fair_floor = 500;
+	s.law.w = W(5000);
+	s.law.wc = W(5000);
+	hpcc_ctl_fair_floor(&s, &p, &c, idle, 1, W(125000), 4);
+	tap_ok(s.law.w + 4 >= fair / 2 && s.law.w <= fair / 2 + 4,
+	       "fair_floor 500: lifted to half the share");
+	/* a forged N of 1: at most eta B T, the draft's start at line rate */
+	p.fair_floor = 1000;
+	s.law.w = W(5000);
+	hpcc_ctl_fair_floor(&s, &p, &c, idle, 1, W(125000), 1);
+	tap_ok(s.law.w <= (W(125000) * c.eta) >> HPCC_U_SHIFT &&
+	       s.law.w <= c.w_max,
+	       "N forged to 1: W at most eta B T (%llu B)",
+	       (unsigned long long)(s.law.w >> HPCC_W_SHIFT));
+
+	/* through reports: not the first, then lifted on an idle path */
+	memset(&s, 0, sizeof(s));
+	p.first_share = 16;
+	p.first_crowd = 1;
+	v.crowded = true;		/* its first W B T / 16: 7812 B */
+	v.flows = 4;
+	L[0] = hop(1000, 0, 0, 1000);
+	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
+	tap_ok(!(s.events & HPCC_EV_PULLED) && s.law.w < fair,
+	       "a flow's first report: its first W (%llu B) is not lifted",
+	       (unsigned long long)(s.law.w >> HPCC_W_SHIFT));
+	w = s.law.w;
+	L[0] = hop(1001000, 25000, 0, 1000);	/* U 0.2, no queue */
+	hpcc_ctl_report(&s, &p, &v, L, 1, 41000, 2000);
+	tap_ok(s.law.w >= fair && s.law.w > w && (s.events & HPCC_EV_PULLED),
+	       "the next report of an idle path lifts W %llu -> %llu B",
+	       (unsigned long long)(w >> HPCC_W_SHIFT),
+	       (unsigned long long)(s.law.w >> HPCC_W_SHIFT));
+}
+
 /* Receiver-measured N: the receiver's count, the sender's use of it. */
 /* fair_pull: a flow above eta B T / N of a full path gives up a share of
  * the excess per report; 1 Gbit/s, T 1 ms: B T 125000 B, 4 flows' share
@@ -1581,6 +1680,7 @@ int main(void)
 	test_rx();
 	test_flows();
 	test_fair_pull();
+	test_fair_floor();
 	test_path_share();
 	test_deliv_cap();
 	test_handoff();
