@@ -993,28 +993,34 @@ static inline void hpcc_ctl_fair_pull(struct hpcc_ctl *s,
  * lot's one-hop flow saw N 1 and took the shared link). Never at a flow's
  * first report: N there may not yet count the flows that start with it,
  * and 16 new flows each lifted to half the link filled the buffer. Never
- * into a queue. At most
- * eta B T with N >= 1: a forged N gives a flow no more than the draft's
- * start at line rate.
+ * into a queue, nor in loss recovery. At most eta B T with N >= 1, and at
+ * most max_growth above W before the report, as the law's own step: a
+ * forged N moves a flow no further than a forged U does.
  */
 static inline void hpcc_ctl_fair_floor(struct hpcc_ctl *s,
 				       const struct hpcc_ctl_params *p,
+				       const struct hpcc_tcp_view *tv,
 				       const struct hpcc_law_cfg *c,
 				       const struct hpcc_sample *L,
 				       unsigned int nhops, uint64_t bdp,
-				       uint32_t flows)
+				       uint64_t w_before)
 {
 	uint64_t floor;
 
-	if (!p->fair_floor || !flows || !s->law.measured ||
-	    s->law.bottleneck + 1 != nhops ||
+	if (!p->fair_floor || !tv->flows || tv->recovering ||
+	    !s->law.measured || s->law.bottleneck + 1 != nhops ||
 	    hpcc_ctl_queue_u(c, L, nhops) > HPCC_U_ONE - c->eta)
 		return;
 	floor = (bdp * c->eta) >> HPCC_U_SHIFT;
 	if (floor > HPCC_W_LIMIT)
 		floor = HPCC_W_LIMIT;
 	/* 2^40 * 1000 < 2^53: no wrap */
-	floor = hpcc_qdiv(floor * p->fair_floor, (uint64_t)flows * 1000, 0);
+	floor = hpcc_qdiv(floor * p->fair_floor, (uint64_t)tv->flows * 1000,
+			  0);
+	/* the growth bound holds for the lift as for the law's own step */
+	if (p->max_growth && w_before <= HPCC_W_LIMIT &&
+	    floor > w_before + hpcc_qdiv(w_before * p->max_growth, 1000, 0))
+		floor = w_before + hpcc_qdiv(w_before * p->max_growth, 1000, 0);
 	floor = hpcc_clamp(floor, c->w_min, c->w_max);
 	if (s->law.w < floor) {
 		s->law.w = floor;
@@ -1087,7 +1093,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
 	hpcc_ctl_deliv_hold(s, p, &c, w_before, wc_before);
 	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
-	hpcc_ctl_fair_floor(s, p, &c, L, nhops, bdp, tv->flows);
+	hpcc_ctl_fair_floor(s, p, tv, &c, L, nhops, bdp, w_before);
 	s->w_max = c.w_max;
 	s->b_mbps = bmin;
 	s->last_report_ns = now;
