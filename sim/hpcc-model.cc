@@ -25,6 +25,7 @@ HpccStats()
 }
 
 int g_hpcc_no_bounds;
+HpccLawTraceFn g_hpcc_law_trace;
 int g_hpcc_ecn = 1;
 
 /* The controller's dynamics parameters (hpcc_ctl.h), by their module
@@ -364,6 +365,8 @@ TcpHpcc::ConsumeReport(Ptr<TcpSocketState> tcb, uint64_t now)
     }
     else
         HpccStats().reportsNoCapacity++;
+    if (g_hpcc_law_trace)
+        g_hpcc_law_trace(*this);
     if (m_ctl.events & HPCC_EV_COMPETE)
     {
         HpccStats().competeEntered++;
@@ -386,6 +389,8 @@ TcpHpcc::ShareReport(Ptr<TcpSocketState> tcb, uint64_t now)
         return;
     HpccStats().reportsShared++;
     hpcc_ctl_path_report(&m_ctl, &m_params, &v, &r->second, now);
+    if (g_hpcc_law_trace)
+        g_hpcc_law_trace(*this);
     if (m_ctl.events & HPCC_EV_COMPETE)
     {
         HpccStats().competeEntered++;

@@ -92,6 +92,8 @@ class TcpHpcc : public TcpLinuxReno
     int Report(const struct hpcc_probe* p, uint32_t len, uint32_t flows = 0);
 
     const struct hpcc_ctl& Ctl() const { return m_ctl; }
+    Ipv4Address Local() const { return m_local; }
+    uint16_t LocalPort() const { return m_lport; }
     struct hpcc_ctl_params m_params;
 
   private:
@@ -137,6 +139,12 @@ extern int g_hpcc_forge;
 extern int g_hpcc_ecn;		/* the module's ecn: negotiate, echo per packet */
 extern int g_hpcc_no_bounds;	/* 1: max_capacity, max_growth, loss_beta 0 */
 extern Ipv4Address g_hpcc_forge_src;
+
+/* --law_trace: called after every report a flow used, its own or its
+ * path's (demo/lawsample's rows); nullptr: none.
+ */
+using HpccLawTraceFn = void (*)(const TcpHpcc& f);
+extern HpccLawTraceFn g_hpcc_law_trace;
 
 class HpccNet : public TrafficControlLayer
 {

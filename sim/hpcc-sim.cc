@@ -773,6 +773,24 @@ ManyFlows(const std::string& scen, uint64_t st, const Profile& pf, Host s[3], Ho
     return dur;
 }
 
+/* --law_trace: law.csv as demo/lawsample writes it (host: the sender's
+ * address; age_us 0, the report just used).
+ */
+static void
+LawRow(const TcpHpcc& f)
+{
+    const struct hpcc_ctl& c = f.Ctl();
+    std::ostringstream a;
+
+    f.Local().Print(a);
+    Emit("law.csv",
+         Fmt("%s,%.4f,%s:%u,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 ",%u,0,%u",
+             a.str().c_str(), Simulator::Now().GetSeconds(), a.str().c_str(), f.LocalPort(),
+             c.telemetry ? "hpcc" : "reno", c.law.w >> HPCC_W_SHIFT, c.law.wc >> HPCC_W_SHIFT,
+             (c.law.u * 1000) >> HPCC_U_SHIFT, c.law.inc_stage, c.pacing_rate, c.t_us,
+             c.law.nhops));
+}
+
 /* The flows of scenario @scen (demo/scenarios.sh's); returns its duration. */
 static double
 DumbbellFlows(const std::string& scen, int rep, uint64_t seed, const Profile& pf, Host s[3],
@@ -870,6 +888,8 @@ BuildDumbbell(const std::string& scen, int rep, uint64_t seed, const Profile& pf
     /* every file this program writes is complete: its header first */
     Emit("queue.csv", "t,dev,backlog,qlen,drops,bytes,pkts,marks");
     Emit("samples.csv", "tag,id,t,bytes_acked,rtt_us,cwnd,retrans");
+    if (g_hpcc_law_trace)
+        Emit("law.csv", "host,t,local,mode,w,wc,u_permille,stage,rate_Bps,t_us,age_us,hops");
     Simulator::Schedule(Seconds(0), &SampleQueues, 0.005, dur + 1);
     /* join: 10 ms, to time a new flow's convergence */
     Simulator::Schedule(Seconds(0), &SampleFlows, scen == "join" ? 0.01 : 0.05, dur + 0.01);
@@ -1268,10 +1288,15 @@ main(int argc, char** argv)
                  g_aqm);
     DumbbellOptions(cmd);
     std::string hp;
+    bool law_trace = false;
     cmd.AddValue("hpcc", "hpcc's module parameters: name=value,name=value", hp);
+    cmd.AddValue("law_trace", "dumbbell, hpcc: law.csv, a row per report a flow used",
+                 law_trace);
     cmd.Parse(argc, argv);
     if (!SetHpccParams(hp))
         return 2;
+    if (law_trace && scen != "fabric")
+        g_hpcc_law_trace = &LawRow;
     if (!out.empty())
         g_out = fopen(out.c_str(), "w");
     if (!g_out)

@@ -45,6 +45,15 @@ tap_result $hdr "queue.csv, samples.csv, flows.csv, events.csv start with their 
 # hpcc.csv: label,cc,rep,sent,lost,accepted,used,nocap,rejected,timeouts,stamped,overflow,reflected,delivered
 IFS=, read -r _ _ _ sent lost acc used nocap rej tmo stamped ovf refl deliv \
 	< <(sed -n 's/^@@csv hpcc.csv@@ //p' $w/a.log)
+# --law_trace: law.csv, a row per report used, and nothing else changed
+./hpcc-sim --scenario=smoke --cc=hpcc --law_trace=1 --out=$w/t.log
+cmp -s <(strip $w/a.log) <(strip $w/t.log | grep -v '^@@csv smoke/hpcc/r1/law.csv@@')
+tap_result $? "--law_trace adds law.csv and changes nothing else, byte for byte"
+law=$(sed -n 's|^@@csv smoke/hpcc/r1/law.csv@@ ||p' $w/t.log)
+rows=$(echo "$law" | tail -n +2 | awk -F, '$4 == "hpcc" && $5 > 0 && $7 ~ /^[0-9]+$/ && $12 == 2' | wc -l)
+tap_check "law.csv: its header, then a row per report used, W > 0 over 2 hops ($rows rows, $used used)" \
+	[ "$(echo "$law" | head -n 1)" = host,t,local,mode,w,wc,u_permille,stage,rate_Bps,t_us,age_us,hops -a \
+	"$rows" -ge "${used:-1}" ]
 echo "# probes sent $sent, lost $lost, reports accepted $acc, used $used, stamps $stamped, reflected $refl"
 # probe_cost (20 per mille) spaces a flow's probes by the data it sends, at
 # most telemetry_timeout - 2 = 6 RTTs apart: 3 flows x 3 s / (6 x 4.6 ms)
