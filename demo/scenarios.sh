@@ -69,9 +69,9 @@ HPCC_SETTINGS=
 # --hpcc-net S: every hpcc run's settings for this network, before its
 # scenario's and --hpcc-settings' (default: wire version 2, which every
 # router and receiver of the topology runs, the pull towards the receiver's
-# N and its floor, and no delivery hold on an idle path for the flows it
-# pulled down; "default": the module's own defaults)
-HPCC_NET=wire_version=2+fair_pull=1000+fair_slack=500+fair_floor=1000+deliv_free=500
+# N, and no delivery hold on an idle path for the flows it pulled down;
+# "default": the module's own defaults)
+HPCC_NET=wire_version=2+fair_pull=1000+fair_slack=500+deliv_free=500
 SCENARIOS=
 REPS=
 # --law-trace MS: hpcc runs also follow the law's state of every flow of the

@@ -25,8 +25,8 @@
 #   --hpcc-net S  passed to demo/scenarios.sh: the network's settings,
 #              applied to every hpcc run before the scenario's and
 #              --hpcc-settings' (default wire_version=2+fair_pull=1000+
-#              fair_slack=500+fair_floor=1000+deliv_free=500; "default":
-#              the module's defaults)
+#              fair_slack=500+deliv_free=500; "default": the module's
+#              defaults)
 #   --law-trace MS  passed to demo/scenarios.sh: hpcc runs also write the
 #              law's state of each sender's flows every MS ms, as it
 #              changes (OUT/raw/SCENARIO/hpcc*/rN/law.csv)
