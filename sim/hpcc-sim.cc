@@ -46,6 +46,7 @@ using namespace ns3;
 
 static std::string g_dir; /* SCEN/CC/rREP */
 static int g_join = 8;    /* join: flows in all */
+static bool g_law_trace;  /* --law_trace: law.csv */
 static FILE* g_out = stdout;
 
 static void
@@ -1245,6 +1246,8 @@ SetHpccParams(const std::string& hp)
 static void
 DumbbellOptions(CommandLine& cmd)
 {
+    cmd.AddValue("law_trace", "dumbbell, hpcc: law.csv, a row per report a flow used",
+                 g_law_trace);
     cmd.AddValue("jitter", "dumbbell: delay jitter on the access links, share of the base RTT",
                  g_dopt.jitter);
     cmd.AddValue("stall_rate", "dumbbell, with jitter: stalls per second on each jittered link",
@@ -1288,15 +1291,11 @@ main(int argc, char** argv)
                  g_aqm);
     DumbbellOptions(cmd);
     std::string hp;
-    bool law_trace = false;
     cmd.AddValue("hpcc", "hpcc's module parameters: name=value,name=value", hp);
-    cmd.AddValue("law_trace", "dumbbell, hpcc: law.csv, a row per report a flow used",
-                 law_trace);
     cmd.Parse(argc, argv);
     if (!SetHpccParams(hp))
         return 2;
-    if (law_trace && scen != "fabric")
-        g_hpcc_law_trace = &LawRow;
+    g_hpcc_law_trace = g_law_trace && scen != "fabric" ? &LawRow : nullptr;
     if (!out.empty())
         g_out = fopen(out.c_str(), "w");
     if (!g_out)
