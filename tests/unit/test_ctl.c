@@ -1086,7 +1086,6 @@ static void test_fair_floor(void)
 	tap_ok(s.law.w == s0.law.w,
 	       "a flow's first report (U not measured): W untouched");
 	s.law.measured = 1;
-	v.flows = 4;
 	hpcc_ctl_fair_floor(&s, &p, &v, &c, queued, 1, W(125000), wb);
 	tap_ok(s.law.w == s0.law.w,
 	       "a queue above the headroom in the report: never lifted into it");
@@ -1095,12 +1094,10 @@ static void test_fair_floor(void)
 
 		two[1].port_id = 2;
 		s.law.bottleneck = 0;
-		v.flows = 4;
 		hpcc_ctl_fair_floor(&s, &p, &v, &c, two, 2, W(125000), wb);
 		tap_ok(s.law.w == s0.law.w,
 		       "U set by an earlier hop than the receiver's link: N is not its flows', W untouched");
 		s.law.bottleneck = 1;
-		v.flows = 4;
 		hpcc_ctl_fair_floor(&s, &p, &v, &c, two, 2, W(125000), wb);
 		tap_ok(s.law.w == fair,
 		       "U set by the last hop of two: lifted to the share");
@@ -1108,7 +1105,6 @@ static void test_fair_floor(void)
 		s.law.bottleneck = 0;
 	}
 	s.events = 0;
-	v.flows = 4;
 	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
 	tap_ok(s.law.w == fair && s.law.wc == fair &&
 	       (s.events & HPCC_EV_PULLED),
@@ -1117,14 +1113,12 @@ static void test_fair_floor(void)
 	s.law.w = W(40000);
 	s.law.wc = W(40000);
 	s.events = 0;
-	v.flows = 4;
 	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
 	tap_ok(s.law.w == W(40000) && !(s.events & HPCC_EV_PULLED),
 	       "a flow above its share keeps its W");
 	p.fair_floor = 500;
 	s.law.w = W(5000);
 	s.law.wc = W(5000);
-	v.flows = 4;
 	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
 	tap_ok(s.law.w + 4 >= fair / 2 && s.law.w <= fair / 2 + 4,
 	       "fair_floor 500: lifted to half the share");
@@ -1159,7 +1153,6 @@ static void test_fair_floor(void)
 	p.first_share = 16;
 	p.first_crowd = 1;
 	v.crowded = true;		/* its first W B T / 16: 7812 B */
-	v.flows = 4;
 	L[0] = hop(1000, 0, 0, 1000);
 	hpcc_ctl_report(&s, &p, &v, L, 1, 40000, 1000);
 	tap_ok(!(s.events & HPCC_EV_PULLED) && s.law.w < fair,
