@@ -62,6 +62,7 @@ ModuleDefaults()
     p.deliv_free = HPCC_DEF_DELIV_FREE;
     p.cwnd_gain = HPCC_CWND_GAIN;
     p.cwnd_long_kb = HPCC_DEF_CWND_LONG;
+    p.handoff = HPCC_DEF_HANDOFF;
     if (g_hpcc_no_bounds) /* the draft's: no capacity cap, growth or delivery hold, loss net */
         p.max_mbps = p.max_growth = p.loss_beta = p.deliv_cap = 0;
     p.start_hold = HPCC_DEF_START_HOLD;
@@ -132,6 +133,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"fair_slack", &p.fair_slack}, {"fair_floor", &p.fair_floor},
         {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai}, {"deliv_free", &p.deliv_free},
         {"cwnd_gain", &p.cwnd_gain}, {"cwnd_long", &p.cwnd_long_kb},
+        {"handoff", &p.handoff},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };
     auto t = tab.find(name);
     if (t == tab.end())
@@ -426,6 +428,8 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
                      delivered, m_deliveredCe);
     if (!ConsumeReport(tcb, now) && m_params.path_share)
         ShareReport(tcb, now);
+    if (hpcc_ctl_handoff_wanted(&m_ctl, &m_params, rc.m_delivered))
+        HandoffTake(now);
     if (hpcc_ctl_telemetry_lost(&m_ctl, &m_params, now, SrttNs(),
                                 tcb->m_highTxMark.Get().GetValue()))
     {
@@ -444,6 +448,36 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
     }
     MaybeProbe(tcb, rs, now);
     hpcc_ctl_ack_done(&m_ctl, tcb->m_bytesInFlight > 0, now);
+}
+
+/* hpcc_handoff_give(): data sent within 4 RTTs is taken as given, as
+ * the flow ends with its last data answered
+ */
+void
+TcpHpcc::HandoffGive()
+{
+    if (!m_net || m_handed || !m_ctl.telemetry || !m_params.handoff)
+        return;
+    uint64_t now = Simulator::Now().GetNanoSeconds();
+
+    if (hpcc_ctl_handoff_give(&m_net->m_pools[m_remote.Get()], &m_ctl, &m_params, true, now,
+                              SrttNs()))
+    {
+        m_handed = true;
+        HpccStats().handoffsGiven++;
+    }
+}
+
+/* hpcc_handoff_take() */
+void
+TcpHpcc::HandoffTake(uint64_t now)
+{
+    auto pool = m_net->m_pools.find(m_remote.Get());
+
+    if (pool == m_net->m_pools.end() || !pool->second.w)
+        return;
+    if (hpcc_ctl_handoff_take(&pool->second, &m_ctl, now))
+        HpccStats().handoffsTaken++;
 }
 
 /* hpcc_maybe_probe() and hpcc_build_probe() */

@@ -42,7 +42,7 @@ struct HpccCounters
     uint64_t probesSent = 0, probesLost = 0, reportsAccepted = 0, reportsUsed = 0;
     uint64_t reportsNoCapacity = 0, rejected = 0, telemetryTimeouts = 0;
     uint64_t stamped = 0, overflow = 0, reflected = 0, delivered = 0, noFlow = 0;
-    uint64_t competeEntered = 0, reportsShared = 0;
+    uint64_t competeEntered = 0, reportsShared = 0, handoffsGiven = 0, handoffsTaken = 0;
 };
 
 HpccCounters& HpccStats();
@@ -90,6 +90,10 @@ class TcpHpcc : public TcpLinuxReno
      * 0 or the kfunc's negative errno.
      */
     int Report(const struct hpcc_probe* p, uint32_t len, uint32_t flows = 0);
+    /* hpcc_handoff_give(): the flow's sending is done (the simulation's
+     * flows end when their data is answered), its W to its peer's pool
+     */
+    void HandoffGive();
 
     const struct hpcc_ctl& Ctl() const { return m_ctl; }
     Ipv4Address Local() const { return m_local; }
@@ -103,6 +107,7 @@ class TcpHpcc : public TcpLinuxReno
     void ShareReport(Ptr<TcpSocketState> tcb, uint64_t now);
     void MaybeProbe(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateSample& rs, uint64_t now);
     void SendProbe(Ptr<TcpSocketState> tcb, uint64_t now);
+    void HandoffTake(uint64_t now);
     uint64_t SrttNs() const;
     void View(Ptr<TcpSocketState> tcb, struct hpcc_tcp_view* v) const;
 
@@ -116,6 +121,7 @@ class TcpHpcc : public TcpLinuxReno
     uint32_t m_priorCwnd = 0;
     uint64_t m_lastDelivered = 0; /* rc.m_delivered at the last ACK */
     uint32_t m_deliveredCe = 0;   /* bytes delivered by ACKs with ECE */
+    bool m_handed = false;        /* handoff: W given */
     Ptr<HpccNet> m_net;
     Ipv4Address m_local, m_remote;
     uint16_t m_lport = 0, m_rport = 0;
@@ -180,6 +186,10 @@ class HpccNet : public TrafficControlLayer
      * hpcc_net.paths)
      */
     std::map<uint32_t, struct hpcc_path_report> m_paths;
+    /* handoff: the pool of finished flows' W, per peer (in tcp_hpcc.c
+     * the path_share slot's)
+     */
+    std::map<uint32_t, struct hpcc_handoff_pool> m_pools;
 
     uint8_t m_probeDscp = HPCC_DSCP_PROBE_DEFAULT;
     uint8_t m_respDscp = HPCC_DSCP_RESPONSE_DEFAULT;

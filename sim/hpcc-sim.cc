@@ -296,6 +296,9 @@ FillTx(FlowRec* f)
     }
 }
 
+/* The socket's own controller, to attach it to the node's HpccNet. */
+static std::map<FlowRec*, Ptr<TcpHpcc>> g_hpcc;
+
 static void
 OnAnswer(FlowRec* f, Ptr<Socket> s)
 {
@@ -305,6 +308,8 @@ OnAnswer(FlowRec* f, Ptr<Socket> s)
         {
             f->t_end = Simulator::Now().GetSeconds();
             g_done++;
+            if (g_hpcc.count(f))
+                g_hpcc[f]->HandoffGive();
             s->Close();
         }
 }
@@ -314,9 +319,6 @@ OnConnected(FlowRec* f, Ptr<Socket>)
 {
     FillTx(f);
 }
-
-/* The socket's own controller, to attach it to the node's HpccNet. */
-static std::map<FlowRec*, Ptr<TcpHpcc>> g_hpcc;
 
 static void
 OnConnectedHpcc(FlowRec* f, Ptr<Socket> s)
@@ -1204,10 +1206,11 @@ EmitRun(const std::string& label, int rep, uint64_t seed, const RunStats& r)
     fprintf(g_out,
             "@@csv hpcc.csv@@ %s,%s,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
             ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            "\n",
+            ",%" PRIu64 ",%" PRIu64 "\n",
             label.c_str(), g_cc.c_str(), rep, c.probesSent, c.probesLost, c.reportsAccepted,
             c.reportsUsed, c.reportsNoCapacity, c.rejected, c.telemetryTimeouts, c.stamped,
-            c.overflow, c.reflected, c.delivered, c.reportsShared);
+            c.overflow, c.reflected, c.delivered, c.reportsShared, c.handoffsGiven,
+            c.handoffsTaken);
 }
 
 /* demo/scenarios.sh's durations */

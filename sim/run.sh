@@ -150,7 +150,7 @@ fi
 	done
 	echo "@@csv runs.csv@@ scenario,cc,rep,seed,duration,telemetry,probes_sent,reports_used,flows,flows_ok,elapsed_s"
 	echo "@@csv cost.csv@@ scenario,cc,rep,events,wall_s,cpu_s,events_per_cpu_s,base_rtt_ms"
-	echo "@@csv hpcc.csv@@ scenario,cc,rep,probes_sent,probes_lost,reports_accepted,reports_used,reports_no_capacity,rejected,telemetry_timeouts,stamped,overflow,reflected,delivered,reports_shared"
+	echo "@@csv hpcc.csv@@ scenario,cc,rep,probes_sent,probes_lost,reports_accepted,reports_used,reports_no_capacity,rejected,telemetry_timeouts,stamped,overflow,reflected,delivered,reports_shared,handoffs_given,handoffs_taken"
 	cat "$out"/runs/*.log | grep -v '^@@csv fabric-' | grep -v '^@@csv runs.csv@@ fabric-'
 } >"$out/console.log"
 # the fabric's files separately: analyze.py knows only the dumbbell's scenarios
