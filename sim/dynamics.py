@@ -78,13 +78,11 @@ def metrics(run):
         if base == 'long':
             m = {'q_p99_kb': am['q_p99_kb'], 'goodput': am['goodput']}
         elif base == 'incast':
-            short = [f for f in run['flows'] if f['tag'].startswith('inc')]
-            bursts = max(1, len({f['start'] for f in short}))
-            wire = sum(analyze.wire_bytes(float(f['size'])) for f in short) / bursts
-            floor = (run['base_rtt'] + wire * 8 / RATE) * 1e3
+            # the bursts from events.csv: with --spread no two flows of
+            # a burst share a start time
             m = {'fct_p99_ms': am['fct_p99_ms'], 'q_peak_kb': am['q_peak_kb'],
-                 'drops': am['drops'], 'floor_ms': floor,
-                 'fct_floor': am['fct_p99_ms'] / floor if am['fct_p99_ms'] else None}
+                 'drops': am['drops'], 'floor_ms': am['fct_floor1_ms'],
+                 'fct_floor': am['fct_p99_floor']}
         else:
             m = {'sd_small_p99': am['sd_small_p99'], 'unfinished': am['unfinished']}
     series = analyze.flow_series(run['samples'])

@@ -168,18 +168,25 @@ tap_check "path_share 1: flows use each other's reports, probe less ($sent1 < 0.
 # (measured at the long profile, 10 seeds with the starts spread: FCT p99
 # 146 -> 127 ms)
 for h in 0 1000; do
+	mkdir -p $w/handoff$h
 	./hpcc-sim --scenario=incast --cc=hpcc --profile=smoke --spread=15 \
-		--hpcc=handoff=$h --out=$w/handoff$h.log
+		--hpcc=handoff=$h --out=$w/handoff$h/incast.log
 	IFS=, read -r _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ given taken \
-		< <(sed -n 's/^@@csv hpcc.csv@@ //p' $w/handoff$h.log)
+		< <(sed -n 's/^@@csv hpcc.csv@@ //p' $w/handoff$h/incast.log)
 	eval "given$h=\${given:-x} taken$h=\${taken:-x}"
 done
-shorts=$(grep -c '^@@csv incast/hpcc/r1/flows.csv@@ inc' $w/handoff1000.log)
+shorts=$(grep -c '^@@csv incast/hpcc/r1/flows.csv@@ inc' $w/handoff1000/incast.log)
 echo "# incast: handoff 1000: $given1000 given, $taken1000 taken by $shorts short flows"
 tap_check "handoff 0: nothing given or taken" [ "$given0$taken0" = 00 ]
 tap_check "handoff 1000: finished flows give (at most once each), young flows take" \
 	awk -v g="$given1000" -v t="$taken1000" -v n="$shorts" \
 	'BEGIN { exit !(g > 0 && g <= n && t > 0) }'
+# dynamics.py's floor is a whole burst's (16 x 64 KB at 100 Mbit/s plus
+# an RTT, ~92 ms), also when no two of its flows start together
+floor=$(python3 ./dynamics.py "x=$w/handoff1000" |
+	awk -F' *[|] *' '$2 == "incast" && $3 == "floor_ms" { print $4 }')
+tap_check "dynamics.py: the incast's floor with the starts spread is the burst's ($floor ms)" \
+	awk -v f="${floor:-0}" 'BEGIN { exit !(f > 85 && f < 100) }'
 # law_time: two flows of base RTTs 4.6 and 22.9 ms under link stalls;
 # with queue_t alone the short one still cuts once per its own commit,
 # five times as often (measured, 3 seeds: Jain 0.82-0.90 against
