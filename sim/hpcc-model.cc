@@ -451,17 +451,16 @@ TcpHpcc::CongControl(Ptr<TcpSocketState> tcb,
 }
 
 /* hpcc_handoff_give(): data sent within 4 RTTs is taken as given, as
- * the flow ends with its last data answered
+ * the flow ends with its last data answered; hpcc_ctl_handoff_give()
+ * checks the rest
  */
 void
 TcpHpcc::HandoffGive()
 {
-    if (!m_net || m_handed || !m_ctl.telemetry || !m_params.handoff)
+    if (!m_net || m_handed)
         return;
-    uint64_t now = Simulator::Now().GetNanoSeconds();
-
-    if (hpcc_ctl_handoff_give(&m_net->m_pools[m_remote.Get()], &m_ctl, &m_params, true, now,
-                              SrttNs()))
+    if (hpcc_ctl_handoff_give(&m_net->m_pools[m_remote.Get()], &m_ctl, &m_params, true,
+                              Simulator::Now().GetNanoSeconds(), SrttNs()))
     {
         m_handed = true;
         HpccStats().handoffsGiven++;
@@ -474,9 +473,7 @@ TcpHpcc::HandoffTake(uint64_t now)
 {
     auto pool = m_net->m_pools.find(m_remote.Get());
 
-    if (pool == m_net->m_pools.end() || !pool->second.w)
-        return;
-    if (hpcc_ctl_handoff_take(&pool->second, &m_ctl, now))
+    if (pool != m_net->m_pools.end() && hpcc_ctl_handoff_take(&pool->second, &m_ctl, now))
         HpccStats().handoffsTaken++;
 }
 
