@@ -488,6 +488,18 @@ hpcc_ctl_cap(uint32_t *events, const struct hpcc_ctl_params *p,
 	return out;
 }
 
+/* The most W may reach in one report from w_before by max_growth;
+ * UINT64_MAX: unbounded (max_growth 0, or a W beyond the law's limit).
+ */
+static inline uint64_t hpcc_ctl_growth_most(const struct hpcc_ctl_params *p,
+					    uint64_t w_before)
+{
+	if (!p->max_growth || w_before > HPCC_W_LIMIT)
+		return UINT64_MAX;
+	/* 2^40 * 100000 < 2^57: no wrap */
+	return w_before + hpcc_qdiv(w_before * p->max_growth, 1000, 0);
+}
+
 /* W and Wc may grow by at most max_growth per report, and not at all
  * while TCP recovers from a loss: telemetry that says "empty" while
  * packets are lost is not believed.
@@ -500,11 +512,8 @@ static inline void hpcc_ctl_hold_growth(struct hpcc_ctl *s,
 {
 	uint64_t most;
 
-	if (tv->recovering)
-		most = w_before;
-	else if (p->max_growth)
-		most = w_before + hpcc_qdiv(w_before * p->max_growth, 1000, 0);
-	else
+	most = tv->recovering ? w_before : hpcc_ctl_growth_most(p, w_before);
+	if (most == UINT64_MAX)
 		return;
 	if (most < c->w_min)
 		most = c->w_min;
@@ -1005,7 +1014,7 @@ static inline void hpcc_ctl_fair_floor(struct hpcc_ctl *s,
 				       unsigned int nhops, uint64_t bdp,
 				       uint64_t w_before)
 {
-	uint64_t floor;
+	uint64_t floor, most;
 
 	if (!p->fair_floor || !tv->flows || tv->recovering ||
 	    !s->law.measured || s->law.bottleneck + 1 != nhops ||
@@ -1018,9 +1027,9 @@ static inline void hpcc_ctl_fair_floor(struct hpcc_ctl *s,
 	floor = hpcc_qdiv(floor * p->fair_floor, (uint64_t)tv->flows * 1000,
 			  0);
 	/* the growth bound holds for the lift as for the law's own step */
-	if (p->max_growth && w_before <= HPCC_W_LIMIT &&
-	    floor > w_before + hpcc_qdiv(w_before * p->max_growth, 1000, 0))
-		floor = w_before + hpcc_qdiv(w_before * p->max_growth, 1000, 0);
+	most = hpcc_ctl_growth_most(p, w_before);
+	if (floor > most)
+		floor = most;
 	floor = hpcc_clamp(floor, c->w_min, c->w_max);
 	if (s->law.w < floor) {
 		s->law.w = floor;
