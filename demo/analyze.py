@@ -182,6 +182,52 @@ def incast_floor_s(burst_wire, rate_bps, base_rtt_s):
     return base_rtt_s + burst_wire * 8.0 / rate_bps
 
 
+def fair_share_fcts(starts, wires, rate_bps, base_rtt_s, others=0):
+    """Each flow's FCT in s (in STARTS' order) under an ideal fair share of
+    the link, the floor for flows that start apart: fluid processor
+    sharing of RATE_BPS, a flow's WIRES bytes from one handshake RTT after
+    its start, beside OTHERS flows that always have data (the incast's
+    long flow) and take their equal share."""
+    left = {i: float(w) for i, w in enumerate(wires)}
+    arrive = sorted((s + base_rtt_s, i) for i, s in enumerate(starts))
+    done, active, k = {}, set(), 0
+    t = arrive[0][0] if arrive else 0.0
+    while left:
+        while k < len(arrive) and arrive[k][0] <= t:
+            active.add(arrive[k][1])
+            k += 1
+        if not active:
+            t = arrive[k][0]
+            continue
+        share = rate_bps / 8.0 / (len(active) + others)
+        step = min(left[i] for i in active) / share
+        if k < len(arrive):
+            step = min(step, arrive[k][0] - t)
+        t += step
+        for i in sorted(active):
+            left[i] -= share * step
+            if left[i] <= 1e-6:
+                done[i] = t
+                active.discard(i)
+                del left[i]
+    return [done[i] - s for i, s in enumerate(starts)]
+
+
+def incast_fair_fcts(short, bursts, rate_bps, base_rtt_s, others):
+    """fair_share_fcts() of each burst's flows (a flow belongs to the last
+    burst at or before its start, 100 ms early allowed, as in
+    burst_link()), in ms, over all bursts."""
+    out = []
+    for i, b in enumerate(bursts):
+        nxt = bursts[i + 1] if i + 1 < len(bursts) else float('inf')
+        fl = [f for f in short if b - 0.1 <= float(f['start']) < nxt - 0.1]
+        if fl:
+            out += fair_share_fcts([float(f['start']) for f in fl],
+                                   [wire_bytes(float(f['size'])) for f in fl],
+                                   rate_bps, base_rtt_s, others)
+    return [x * 1e3 for x in out]
+
+
 def probe_pct(probes, responses, wire, links, rate_bps, dur, resp_wire=None):
     """Probe and response bytes (WIRE each; RESP_WIRE a response, if
     given) as % of LINKS links of RATE_BPS over DUR s."""
@@ -437,9 +483,15 @@ def run_metrics(scen, run, env):
         burst_wire = sum(wire_bytes(float(f['size'])) for f in short) / nb
         floor1 = incast_floor_s(burst_wire, rate, rtt) * 1e3 if short else None
         bu, bt = burst_link(q, 'r2d1', short, bursts, rate)
+        timed = [f for f in short if f.get('start') and f.get('size')]
+        fair = percentile(incast_fair_fcts(timed, bursts, rate, rtt,
+                                           1 if 'long' in series else 0), 99)
         m.update({'fct_floor_ms': (2 * rtt + burst_wire * 8 / rate) * 1e3 if short else None,
                   'fct_floor1_ms': floor1,
                   'fct_p99_floor': ratio(percentile(fcts, 99), floor1),
+                  # the floor for the run's own start times: a fair share
+                  'fct_fair_p99_ms': fair,
+                  'fct_fair_floor': ratio(fair, floor1),
                   'q_peak_kb': kb(qs.get('q_max')), 'q_p99_kb': kb(qs.get('q_p99')),
                   'drops': qall.get('drops'), 'marks': qall.get('marks'),
                   'fct_p50_ms': percentile(fcts, 50), 'fct_p99_ms': percentile(fcts, 99),
@@ -645,7 +697,8 @@ TABLE += [(sc, k, lab, '{:.2f}') for sc in ('long', 'incast')
           for k, lab in (('fb_permille', 'feedback bytes per 1000 data bytes'),
                          ('fb_pkts_mb', 'feedback packets per MB of data'))]
 TABLE += [('long', 'jain_half', 'Jain, 1 s bins, 2nd half', '{:.3f}'),
-          ('incast', 'fct_p99_floor', 'short FCT p99 / floor', '{:.2f}')]
+          ('incast', 'fct_p99_floor', 'short FCT p99 / floor', '{:.2f}'),
+          ('incast', 'fct_fair_p99_ms', 'fair-share ideal FCT p99 (ms)', '{:.1f}')]
 
 
 def order_ccs(ccs):
@@ -857,8 +910,11 @@ def row_note(pm, hpcc, metric, scen, peer=None):
     if metric == 'fct_p99_floor':
         st = median_spread(per_rep(pm, 'incast', hpcc, 'fct_floor1_ms').values())
         alone = median_spread(per_rep(pm, 'incast', 'alone', 'fct_p99_floor').values())
+        fair = median_spread(per_rep(pm, 'incast', hpcc, 'fct_fair_floor').values())
         if st:
             notes.append('floor %.1f ms' % st['med'])
+        if fair:
+            notes.append('a fair share from the runs\' starts %.2f of it' % fair['med'])
         if alone:
             notes.append('the burst alone %.2f of it' % alone['med'])
         return '; '.join(notes)

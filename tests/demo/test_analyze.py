@@ -315,6 +315,45 @@ class Issue11(unittest.TestCase):
         self.assertAlmostEqual(m['fct_floor1_ms'], floor * 1e3)
         self.assertAlmostEqual(m['fct_p99_floor'], 0.2 / floor)
 
+    def test_fair_share_fcts(self):
+        # 1 MB/s; A alone for 0.5 s, then half each: A done at 1.5 s, B
+        # (0.5e6 left) alone until 2.0 s
+        fcts = A.fair_share_fcts([0.0, 0.5], [1e6, 1e6], 8e6, 0.0)
+        self.assertAlmostEqual(fcts[0], 1.5)
+        self.assertAlmostEqual(fcts[1], 1.5)
+        # together, behind one handshake RTT, beside a long flow: a third each
+        fcts = A.fair_share_fcts([1.0, 1.0], [1e6, 1e6], 8e6, 0.1, others=1)
+        self.assertAlmostEqual(fcts[0], 0.1 + 3.0)
+        self.assertAlmostEqual(fcts[1], 0.1 + 3.0)
+        # a flow that starts after the others ended waits for nobody
+        fcts = A.fair_share_fcts([0.0, 5.0], [1e6, 2e6], 8e6, 0.0)
+        self.assertEqual([round(x, 9) for x in fcts], [1.0, 2.0])
+
+    def test_incast_fair_share_floor(self):
+        """Bursts' flows share the link ideally from their own starts; the
+        long flow (in the samples) takes its share."""
+        size = 65536
+        flows = [{'tag': 'inc1', 'size': str(size), 'fct': '0.2', 'status': 'ok',
+                  'start': str(2.0 + 0.001 * i), 'end': '2.2'} for i in range(16)]
+        flows += [dict(f, start=str(float(f['start']) + 1)) for f in flows]
+        events = [{'t': '2', 'kind': 'burst', 'flow': 'inc'},
+                  {'t': '3', 'kind': 'burst', 'flow': 'inc'}]
+        env = A.Env({'rate_mbit': '100', 'base_rtt_ms': '4.5'})
+        run = {'duration': 6.0, 'queue': [], 'flows': flows, 'samples': [],
+               'events': events}
+        m = A.run_metrics('incast', run, env)
+        one = A.fair_share_fcts([0.001 * i for i in range(16)],
+                                [A.wire_bytes(size)] * 16, 100e6, 0.0045)
+        self.assertAlmostEqual(m['fct_fair_p99_ms'], max(one) * 1e3)
+        self.assertAlmostEqual(m['fct_fair_floor'], m['fct_fair_p99_ms'] / m['fct_floor1_ms'])
+        # the last flow ends with the burst's bytes: at most the floor
+        self.assertLessEqual(m['fct_fair_floor'], 1.0)
+        run['samples'] = [{'tag': 'long', 'id': '0', 't': str(t), 'bytes_acked': str(t * 1e6),
+                           'rtt_us': '5000', 'cwnd': '10', 'retrans': '0'}
+                          for t in range(7)]
+        beside = A.run_metrics('incast', run, env)['fct_fair_p99_ms']
+        self.assertGreater(beside, m['fct_fair_p99_ms'] * 1.05)
+
     def test_probe_pct(self):
         # 1000 probes + 1000 responses of 326 B over 10 s of 100 Mbit/s
         self.assertAlmostEqual(A.probe_pct(1000, 1000, 326, 1, 100e6, 10), 0.5216)
