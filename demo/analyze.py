@@ -204,7 +204,7 @@ def fair_share_fcts(starts, wires, rate_bps, base_rtt_s, others=0):
         if k < len(arrive):
             step = min(step, arrive[k][0] - t)
         t += step
-        for i in sorted(active):
+        for i in list(active):
             left[i] -= share * step
             if left[i] <= 1e-6:
                 done[i] = t
@@ -214,17 +214,13 @@ def fair_share_fcts(starts, wires, rate_bps, base_rtt_s, others=0):
 
 
 def incast_fair_fcts(short, bursts, rate_bps, base_rtt_s, others):
-    """fair_share_fcts() of each burst's flows (a flow belongs to the last
-    burst at or before its start, 100 ms early allowed, as in
-    burst_link()), in ms, over all bursts."""
+    """fair_share_fcts() of each burst's flows (burst_groups()), in ms,
+    over all bursts."""
     out = []
-    for i, b in enumerate(bursts):
-        nxt = bursts[i + 1] if i + 1 < len(bursts) else float('inf')
-        fl = [f for f in short if b - 0.1 <= float(f['start']) < nxt - 0.1]
-        if fl:
-            out += fair_share_fcts([float(f['start']) for f in fl],
-                                   [wire_bytes(float(f['size'])) for f in fl],
-                                   rate_bps, base_rtt_s, others)
+    for fl in burst_groups(short, bursts):
+        out += fair_share_fcts([float(f['start']) for f in fl],
+                               [wire_bytes(float(f['size'])) for f in fl],
+                               rate_bps, base_rtt_s, others)
     return [x * 1e3 for x in out]
 
 
@@ -434,19 +430,27 @@ def long_metrics(run, env, series):
             'jain_half': half_jain(list(series.values()), dur)}
 
 
+def burst_groups(flows, bursts):
+    """Each incast burst's flows, as a list per burst that has any: a flow
+    belongs to the last burst event at or before its start (100 ms early
+    allowed: the clients' timers and the event log's differ)."""
+    groups = []
+    for i, b in enumerate(bursts):
+        nxt = bursts[i + 1] if i + 1 < len(bursts) else float('inf')
+        fl = [f for f in flows if b - 0.1 <= float(f['start']) < nxt - 0.1]
+        if fl:
+            groups.append(fl)
+    return groups
+
+
 def burst_link(q, dev, flows, bursts, rate_bps):
     """The link DEV's utilisation while each incast burst lasts (from its
     first flow's start to its last flow's end) and over the second half of
-    that span, means over the bursts: (whole, tail) or (None, None). A
-    flow belongs to the last burst event at or before its start (100 ms
-    early allowed: the clients' timers and the event log's differ)."""
+    that span, means over the bursts: (whole, tail) or (None, None)."""
     whole, tail = [], []
-    for i, b in enumerate(bursts):
-        nxt = bursts[i + 1] if i + 1 < len(bursts) else float('inf')
-        fl = [f for f in flows if f.get('status') == 'ok' and 'start' in f and
-              'end' in f and b - 0.1 <= float(f['start']) < nxt - 0.1]
-        if not fl:
-            continue
+    done = [f for f in flows
+            if f.get('status') == 'ok' and 'start' in f and 'end' in f]
+    for fl in burst_groups(done, bursts):
         t0 = min(float(f['start']) for f in fl)
         t1 = max(float(f['end']) for f in fl)
         a = queue_stats(q, dev, t0, t1, rate_bps)
