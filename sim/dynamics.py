@@ -16,7 +16,8 @@ Metrics (demo/analyze.py's definitions where it has them):
   long, long-jit   queue p99 (r2d1, from 1 s), goodput / link
   websearch(-jit)  FCT slowdown p99 of flows < 100 KB
   incast           short-flow FCT p99, peak queue, drops; the floor: the
-                   burst's bytes with headers at the link rate + 1 base RTT
+                   burst's bytes with headers at the link rate + 2 base RTTs
+                   (the handshake, and the last byte's answer)
   many             32 long flows: queue p99 (the run, its second half),
                    Jain (mean over 1-s bins of the second half), goodput /
                    link
@@ -81,7 +82,7 @@ def metrics(run):
             # the bursts from events.csv: with --spread no two flows of
             # a burst share a start time
             m = {'fct_p99_ms': am['fct_p99_ms'], 'q_peak_kb': am['q_peak_kb'],
-                 'drops': am['drops'], 'floor_ms': am['fct_floor1_ms'],
+                 'drops': am['drops'], 'floor_ms': am['fct_floor_ms'],
                  'fct_floor': am['fct_p99_floor']}
         else:
             m = {'sd_small_p99': am['sd_small_p99'], 'unfinished': am['unfinished']}

@@ -302,18 +302,21 @@ class Issue11(unittest.TestCase):
         self.assertIsNone(A.half_jain([a], 10.0))
 
     def test_incast_floor(self):
-        # 16 x 64 KB at 100 Mbit/s plus one 4.5 ms RTT
+        # 16 x 64 KB at 100 Mbit/s plus two 4.5 ms RTTs: the handshake's,
+        # and the last byte's with the answer that ends the FCT
         burst = 16 * A.wire_bytes(65536)
         self.assertEqual(A.wire_bytes(65536), 65544 + 46 * 66)
         self.assertAlmostEqual(A.incast_floor_s(burst, 100e6, 0.0045),
-                               0.0045 + 16 * (65544 + 46 * 66) * 8 / 100e6)
+                               0.009 + 16 * (65544 + 46 * 66) * 8 / 100e6)
         flows = [{'tag': 'inc1', 'size': '65536', 'fct': '0.2', 'status': 'ok'}] * 16
         run = {'duration': 6.0, 'queue': [], 'flows': flows, 'samples': [],
                'events': [{'t': '2', 'kind': 'burst', 'flow': 'inc'}]}
         m = A.run_metrics('incast', run, A.Env({'rate_mbit': '100', 'base_rtt_ms': '4.5'}))
         floor = A.incast_floor_s(burst, 100e6, 0.0045)
-        self.assertAlmostEqual(m['fct_floor1_ms'], floor * 1e3)
+        self.assertAlmostEqual(m['fct_floor_ms'], floor * 1e3)
         self.assertAlmostEqual(m['fct_p99_floor'], 0.2 / floor)
+        # issue 11's wording, one RTT: the same FCT over a lower floor
+        self.assertAlmostEqual(m['fct_p99_floor_1rtt'], 0.2 / (floor - 0.0045))
 
     def test_fair_share_fcts(self):
         # 1 MB/s; A alone for 0.5 s, then half each: A done at 1.5 s, B
@@ -321,10 +324,11 @@ class Issue11(unittest.TestCase):
         fcts = A.fair_share_fcts([0.0, 0.5], [1e6, 1e6], 8e6, 0.0)
         self.assertAlmostEqual(fcts[0], 1.5)
         self.assertAlmostEqual(fcts[1], 1.5)
-        # together, behind one handshake RTT, beside a long flow: a third each
+        # together, behind one handshake RTT, beside a long flow: a third
+        # each, and the answer's RTT after the last byte
         fcts = A.fair_share_fcts([1.0, 1.0], [1e6, 1e6], 8e6, 0.1, others=1)
-        self.assertAlmostEqual(fcts[0], 0.1 + 3.0)
-        self.assertAlmostEqual(fcts[1], 0.1 + 3.0)
+        self.assertAlmostEqual(fcts[0], 0.1 + 3.0 + 0.1)
+        self.assertAlmostEqual(fcts[1], 0.1 + 3.0 + 0.1)
         # a flow that starts after the others ended waits for nobody
         fcts = A.fair_share_fcts([0.0, 5.0], [1e6, 2e6], 8e6, 0.0)
         self.assertEqual([round(x, 9) for x in fcts], [1.0, 2.0])
@@ -345,7 +349,7 @@ class Issue11(unittest.TestCase):
         one = A.fair_share_fcts([0.001 * i for i in range(16)],
                                 [A.wire_bytes(size)] * 16, 100e6, 0.0045)
         self.assertAlmostEqual(m['fct_fair_p99_ms'], max(one) * 1e3)
-        self.assertAlmostEqual(m['fct_fair_floor'], m['fct_fair_p99_ms'] / m['fct_floor1_ms'])
+        self.assertAlmostEqual(m['fct_fair_floor'], m['fct_fair_p99_ms'] / m['fct_floor_ms'])
         # the last flow ends with the burst's bytes: at most the floor
         self.assertLessEqual(m['fct_fair_floor'], 1.0)
         run['samples'] = [{'tag': 'long', 'id': '0', 't': str(t), 'bytes_acked': str(t * 1e6),
@@ -487,7 +491,7 @@ class Issue11(unittest.TestCase):
         pm = self.pm()
         for rep, fct in enumerate((110, 100, 120, 100, 90), 1):
             pm[('incast', 'alone', rep)] = {'fct_p99_ms': fct, 'fct_p99_floor': fct / 90}
-            pm[('incast', 'hpcc', rep)]['fct_floor1_ms'] = 90.0
+            pm[('incast', 'hpcc', rep)]['fct_floor_ms'] = 90.0
         spec = [(1, 'alone', 'incast', 'fct_p99_ms', 'ratio', 'alone', '<=', 1.3),
                 (1, 'floor', 'incast', 'fct_p99_floor', 'value', None, '<=', 1.3)]
         rows = A.issue_targets(pm, 'hpcc', spec)
@@ -525,12 +529,16 @@ class Issue11(unittest.TestCase):
         self.assertIs(by['drops']['met'], True)
         self.assertEqual(by['drops']['value']['max'], 3)
         self.assertIs(by['floor']['met'], True)
-        self.assertEqual(by['floor']['note'], '')          # no fct_floor1_ms here
+        self.assertEqual(by['floor']['note'], '')          # no fct_floor_ms here
         pm = self.pm()
-        pm[('incast', 'hpcc', 1)]['fct_floor1_ms'] = 92.04
+        pm[('incast', 'hpcc', 1)]['fct_floor_ms'] = 92.04
         self.assertEqual(A.issue_targets(pm, 'hpcc', spec[2:3])[0]['note'], 'floor 92.0 ms')
         self.assertIn('floor (floor 92.0 ms)', '\n'.join(
             A.issue_targets_md(A.issue_targets(pm, 'hpcc', spec[2:3]))))
+        # issue 11's one-RTT wording of the floor: hpcc's ratio to it too
+        pm[('incast', 'hpcc', 1)]['fct_p99_floor_1rtt'] = 1.5
+        self.assertEqual(A.issue_targets(pm, 'hpcc', spec[2:3])[0]['note'],
+                         'floor 92.0 ms; hpcc 1.50 of the floor without the answer\'s RTT')
         # the probe check takes the worst scenario's median
         self.assertEqual(by['probe']['scen'], 'parking')
         self.assertEqual(by['probe']['note'], 'parking')
