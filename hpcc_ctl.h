@@ -136,8 +136,9 @@ struct hpcc_ctl_params {
 					 * reports of the host's other flows
 					 * to its peer (hpcc_ctl_path_usable())
 					 */
-	uint32_t deliv_cap;		/* W grows to at most this per mille
-					 * of what the flow delivers in a T
+	uint32_t deliv_cap;		/* cwnd (gain W) grows to at most
+					 * this per mille of what the flow
+					 * delivers in a T
 					 * (hpcc_ctl_deliv_hold())
 					 */
 	uint32_t deliv_ai;		/* 1: deliv_cap holds all growth but
@@ -182,7 +183,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_FAIR_PULL	0
 #define HPCC_DEF_FAIR_SLACK	0
 #define HPCC_DEF_FAIR_FLOOR	0
-#define HPCC_DEF_DELIV_CAP	1500
+#define HPCC_DEF_DELIV_CAP	3000
 #define HPCC_DEF_DELIV_AI	1
 #define HPCC_DEF_DELIV_FREE	0
 #define HPCC_DEF_CWND_LONG	256
@@ -205,6 +206,7 @@ struct hpcc_tcp_view {
 	uint32_t flows;			/* the receiver's N in the response,
 					 * bounded (hpcc_ctl_n()); 0: none
 					 */
+	uint64_t delivered;		/* bytes acknowledged (bytes_acked) */
 };
 
 /* A flow's controller state; owned by its ACK path. */
@@ -526,15 +528,19 @@ static inline void hpcc_ctl_hold_growth(struct hpcc_ctl *s,
 }
 
 /*
- * deliv_cap (a departure, per mille; 1500 by default, 0: the draft): W may
- * grow to at most deliv_cap per mille of the bytes the flow delivers in a
- * T, at the best delivery rate of this report's interval and the one before
- * (TCP's rate samples). The law reads U < eta as room for more; a flow
- * whose RTT the path inflates beyond 2 T (cwnd is 2 W) delivers less than
- * W / T, and W grows with the inflation, not with the room: in the VM with
- * link jitter 3 flows paced at 1.76 B together while the link ran at 0.93
- * of B, and sent at that rate when the RTT came down. W is never lowered:
- * only growth beyond what was delivered is held.
+ * deliv_cap (a departure, per mille; 3000 by default, 0: the draft): cwnd,
+ * gain x W (hpcc_ctl_gain()), may grow to at most deliv_cap per mille of
+ * the bytes the flow delivers in a T, at the best delivery rate of this
+ * report's interval and the one before (TCP's rate samples): W grows while
+ * the flow's RTT is below deliv_cap T / 1000, whatever its gain. The law
+ * reads U < eta as room for more; a window-bound flow whose RTT the path
+ * inflates delivers less than W / T, and W grows with the inflation, not
+ * with the room: in the VM with link jitter 3 flows paced at 1.76 B
+ * together while the link ran at 0.93 of B, and sent at that rate when the
+ * RTT came down. W is never lowered: only growth beyond what was delivered
+ * is held. Counted against W alone (2 W in flight: a 3 T RTT), the hold
+ * would leave a flow past cwnd_long (W in flight) 1.5 T: with link jitter
+ * it held the long flows' W at 0.82 of the link.
  *
  * Every ACK: keep the interval's best sample (no division: the rates are
  * compared by cross-multiplying). An app-limited sample counts only where
@@ -556,6 +562,15 @@ static inline void hpcc_ctl_deliv_sample(struct hpcc_ctl *s, uint64_t bytes,
 	s->deliv_us[0] = (uint32_t)us;
 }
 
+/* cwnd / W: cwnd_gain, 1 once the flow has delivered cwnd_long KB. */
+static inline uint32_t hpcc_ctl_gain(const struct hpcc_ctl_params *p,
+				     uint64_t delivered)
+{
+	if (p->cwnd_long_kb && delivered > (uint64_t)p->cwnd_long_kb << 10)
+		return 1;
+	return p->cwnd_gain ? p->cwnd_gain : HPCC_CWND_GAIN;
+}
+
 /*
  * At a report the law used: the hold, then the next interval begins. With
  * deliv_ai the hold leaves the additive step W_ai through: the law's
@@ -566,6 +581,7 @@ static inline void hpcc_ctl_deliv_sample(struct hpcc_ctl *s, uint64_t bytes,
  */
 static inline void hpcc_ctl_deliv_hold(struct hpcc_ctl *s,
 				       const struct hpcc_ctl_params *p,
+				       const struct hpcc_tcp_view *tv,
 				       const struct hpcc_law_cfg *c,
 				       uint64_t w_before, uint64_t wc_before)
 {
@@ -589,7 +605,8 @@ static inline void hpcc_ctl_deliv_hold(struct hpcc_ctl *s,
 	most = hpcc_qdiv(b * s->t_us, us, HPCC_W_SHIFT);
 	if (most > HPCC_W_LIMIT)
 		most = HPCC_W_LIMIT;
-	most = hpcc_qdiv(most * p->deliv_cap, 1000, 0);
+	most = hpcc_qdiv(most * p->deliv_cap,
+			 1000 * hpcc_ctl_gain(p, tv->delivered), 0);
 	if (most < c->w_min)
 		most = c->w_min;
 	ai = p->deliv_ai ? hpcc_law_w_ai(&s->law, c) : 0;
@@ -1100,7 +1117,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	hpcc_law_report(&s->law, &c, L, nhops, probe_seq, tv->snd_nxt);
 	s->events |= hpcc_ctl_take_implausible(&s->law);
 	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
-	hpcc_ctl_deliv_hold(s, p, &c, w_before, wc_before);
+	hpcc_ctl_deliv_hold(s, p, tv, &c, w_before, wc_before);
 	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
 	hpcc_ctl_fair_floor(s, p, tv, &c, L, nhops, bdp, w_before);
 	s->w_max = c.w_max;
@@ -1348,7 +1365,7 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 		s->law.w = w;
 		s->law.wc = w;
 		hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
-		hpcc_ctl_deliv_hold(s, p, &c, w_before, wc_before);
+		hpcc_ctl_deliv_hold(s, p, tv, &c, w_before, wc_before);
 	}
 	s->law.u = win->u;
 	s->law.nhops = 0;
@@ -1502,13 +1519,9 @@ static inline uint32_t hpcc_ctl_cwnd(const struct hpcc_ctl *s,
 				     uint32_t mss, uint32_t clamp,
 				     uint64_t delivered)
 {
-	uint32_t gain = p->cwnd_gain ? p->cwnd_gain : HPCC_CWND_GAIN;
-	uint64_t w;
+	uint64_t w = (s->law.w >> HPCC_W_SHIFT) * hpcc_ctl_gain(p, delivered);
 	uint32_t cwnd;
 
-	if (p->cwnd_long_kb && delivered > (uint64_t)p->cwnd_long_kb << 10)
-		gain = 1;
-	w = (s->law.w >> HPCC_W_SHIFT) * gain;
 	cwnd = (uint32_t)(w < 0xffffffffU ? w : 0xffffffffU) / (mss ? mss : 1);
 
 	if (cwnd > clamp)

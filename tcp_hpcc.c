@@ -258,7 +258,7 @@ HPCC_PARAM(fair_slack, HPCC_DEF_FAIR_SLACK, 0, 4000,
 HPCC_PARAM(fair_floor, HPCC_DEF_FAIR_FLOOR, 0, 1000,
 	   "per mille of the receiver's fair share below which no W stays; 0: none");
 HPCC_PARAM(deliv_cap, HPCC_DEF_DELIV_CAP, 0, 10000,
-	   "W grows to at most this per mille of the bytes delivered in a T; 0: unbounded");
+	   "cwnd grows to at most this per mille of the bytes delivered in a T; 0: unbounded");
 HPCC_PARAM(deliv_free, HPCC_DEF_DELIV_FREE, 0, 1000,
 	   "U per mille below which deliv_cap does not hold; 0: it always does");
 HPCC_PARAM(deliv_ai, HPCC_DEF_DELIV_AI, 0, 1,
@@ -553,6 +553,7 @@ static void hpcc_view(const struct sock *sk, struct hpcc_tcp_view *v)
 	v->recovering = inet_csk(sk)->icsk_ca_state >= TCP_CA_CWR;
 	v->crowded = false;
 	v->flows = 0;
+	v->delivered = tp->bytes_acked;
 }
 
 /* For the lockless readers: after every change of the controller. */

@@ -240,6 +240,7 @@ TcpHpcc::View(Ptr<TcpSocketState> tcb, struct hpcc_tcp_view* v) const
     v->recovering = tcb->m_congState.Get() >= TcpSocketState::CA_CWR;
     v->crowded = false;
     v->flows = 0;
+    v->delivered = m_lastDelivered;
 }
 
 int

@@ -1435,8 +1435,9 @@ static void test_path_share(void)
 	       "a report of 0 or more than HPCC_LAW_MAX_HOPS hops is not stored");
 }
 
-/* deliv_cap: W grows to at most deliv_cap per mille of what was delivered
- * in a T at the interval's best rate; never lowered by it.
+/* deliv_cap: cwnd (2 W; W past cwnd_long) grows to at most deliv_cap per
+ * mille of what was delivered in a T at the interval's best rate; never
+ * lowered by it.
  */
 static bool near(uint64_t a, uint64_t b)
 {
@@ -1446,26 +1447,35 @@ static bool near(uint64_t a, uint64_t b)
 /* Report @k of test_deliv_cap's idle 1 Gbit/s hop, a ms after the one
  * before; @bytes delivered in a ms first (no sample if 0).
  */
-static void deliv_report(struct hpcc_ctl *s, const struct hpcc_ctl_params *p,
-			 uint64_t bytes, unsigned int k)
+static void deliv_report_of(struct hpcc_ctl *s,
+			    const struct hpcc_ctl_params *p,
+			    const struct hpcc_tcp_view *v,
+			    uint64_t bytes, unsigned int k)
 {
 	struct hpcc_sample L[1];
 
 	if (bytes)
 		hpcc_ctl_deliv_sample(s, bytes, 1000);
 	L[0] = hop(k * 1000000ULL + 1000, 0, 0, 1000);
-	hpcc_ctl_report(s, p, &flow_1ms, L, 1, 40000 + 5000 * k,
-			1000 * (k + 1));
+	hpcc_ctl_report(s, p, v, L, 1, 40000 + 5000 * k, 1000 * (k + 1));
+}
+
+static void deliv_report(struct hpcc_ctl *s, const struct hpcc_ctl_params *p,
+			 uint64_t bytes, unsigned int k)
+{
+	deliv_report_of(s, p, &flow_1ms, bytes, k);
 }
 
 static void test_deliv_cap(void)
 {
 	struct hpcc_ctl_params p = params;
+	struct hpcc_tcp_view long_flow = flow_1ms;
 	struct hpcc_sample L[1];
 	struct hpcc_ctl s;
 
+	long_flow.delivered = 1 << 20;
 	p.max_stage = 0;
-	p.deliv_cap = 1250;
+	p.deliv_cap = 2500;	/* 1.25 W at cwnd 2 W */
 	memset(&s, 0, sizeof(s));
 	deliv_report(&s, &p, 0, 0);
 	tap_ok(s.law.w == W(125000), "deliv_cap: the first W is the draft's (B T)");
@@ -1499,6 +1509,21 @@ static void test_deliv_cap(void)
 	hpcc_ctl_report(&s, &p, &flow_1ms, L, 1, 65000, 6000);
 	tap_ok(!(s.events & HPCC_EV_DELIV_HELD), "a cut is never held");
 
+	/* a flow past cwnd_long has W in flight: held at twice the W */
+	p.cwnd_long_kb = 256;
+	memset(&s, 0, sizeof(s));
+	deliv_report_of(&s, &p, &long_flow, 0, 0);
+	deliv_report_of(&s, &p, &long_flow, 150000, 1);
+	tap_ok(near(s.law.w, W(375000)) && (s.events & HPCC_EV_DELIV_HELD),
+	       "cwnd_long: cwnd = W, held at 2.5 x 150 KB (%.0f B)",
+	       (double)(s.law.w >> HPCC_W_SHIFT));
+	memset(&s, 0, sizeof(s));
+	deliv_report(&s, &p, 0, 0);
+	deliv_report(&s, &p, 150000, 1);
+	tap_ok(near(s.law.w, W(187500)),
+	       "cwnd_long: a flow that has not delivered it yet (2 W) at 1.25 x");
+	p.cwnd_long_kb = 0;
+
 	/* deliv_cap 0 (the draft): the same samples hold nothing */
 	p.deliv_cap = 0;
 	memset(&s, 0, sizeof(s));
@@ -1521,7 +1546,7 @@ static void test_deliv_cap(void)
 	/* deliv_ai: the hold lets the additive step through, report by
 	 * report; growth beyond it stays held
 	 */
-	p.deliv_cap = 1250;
+	p.deliv_cap = 2500;
 	p.deliv_ai = 1;
 	p.w_ai_bytes = 1000;
 	memset(&s, 0, sizeof(s));
