@@ -538,9 +538,9 @@ static inline void hpcc_ctl_hold_growth(struct hpcc_ctl *s,
  * with the room: in the VM with link jitter 3 flows paced at 1.76 B
  * together while the link ran at 0.93 of B, and sent at that rate when the
  * RTT came down. W is never lowered: only growth beyond what was delivered
- * is held. Counted against W alone (2 W in flight: a 3 T RTT), the hold
- * would leave a flow past cwnd_long (W in flight) 1.5 T: with link jitter
- * it held the long flows' W at 0.82 of the link.
+ * is held. Counted against W (2 W in flight: a 3 T RTT), the hold left a
+ * flow past cwnd_long (W in flight) 1.5 T: with link jitter the long
+ * flows then grew by W_ai alone while the link ran at 0.82.
  *
  * Every ACK: keep the interval's best sample (no division: the rates are
  * compared by cross-multiplying). An app-limited sample counts only where
