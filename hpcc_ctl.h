@@ -562,11 +562,18 @@ static inline void hpcc_ctl_deliv_sample(struct hpcc_ctl *s, uint64_t bytes,
 	s->deliv_us[0] = (uint32_t)us;
 }
 
-/* cwnd / W: cwnd_gain, 1 once the flow has delivered cwnd_long KB. */
+/* Whether the flow has outlived its start: delivered cwnd_long KB. */
+static inline bool hpcc_ctl_long(const struct hpcc_ctl_params *p,
+				 uint64_t delivered)
+{
+	return p->cwnd_long_kb && delivered > (uint64_t)p->cwnd_long_kb << 10;
+}
+
+/* cwnd / W: cwnd_gain, 1 once the flow is long (hpcc_ctl_long()). */
 static inline uint32_t hpcc_ctl_gain(const struct hpcc_ctl_params *p,
 				     uint64_t delivered)
 {
-	if (p->cwnd_long_kb && delivered > (uint64_t)p->cwnd_long_kb << 10)
+	if (hpcc_ctl_long(p, delivered))
 		return 1;
 	return p->cwnd_gain ? p->cwnd_gain : HPCC_CWND_GAIN;
 }
@@ -1184,8 +1191,7 @@ static inline bool hpcc_ctl_handoff_wanted(const struct hpcc_ctl *s,
 					   uint64_t delivered)
 {
 	return p->handoff && s->telemetry && !s->competing && s->b_mbps &&
-	       (!p->cwnd_long_kb ||
-		delivered <= (uint64_t)p->cwnd_long_kb << 10);
+	       !hpcc_ctl_long(p, delivered);
 }
 
 /* Out of the pool: W and Wc up to the pool's level, within the pool and
