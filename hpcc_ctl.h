@@ -153,6 +153,10 @@ struct hpcc_ctl_params {
 	uint32_t cwnd_long_kb;		/* a flow that delivered more KB than
 					 * this: cwnd = W; 0: never
 					 */
+	uint32_t queue_room;		/* 1: cwnd's room above W shrinks by
+					 * the last report's queue
+					 * (hpcc_ctl_cwnd())
+					 */
 	uint32_t handoff;		/* per mille of a finished flow's W
 					 * left to the host's young flows on
 					 * its path (hpcc_ctl_handoff_give())
@@ -188,6 +192,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_DELIV_FREE	0
 #define HPCC_DEF_CWND_LONG	256
 #define HPCC_DEF_HANDOFF	1000
+#define HPCC_DEF_QUEUE_ROOM	0
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */
@@ -229,6 +234,9 @@ struct hpcc_ctl {
 					 */
 	uint64_t standing_ns;		/* when the standing queue was first seen */
 	uint64_t queue_u;		/* the largest queue last report, U units */
+	uint64_t room_q;		/* the same for cwnd's room, every report
+					 * the law used
+					 */
 	uint64_t compete_until_ns;	/* competing (loss-based) until then */
 	uint32_t ecn_alpha;		/* CE-marked fraction of what was
 					 * delivered, EWMA per round,
@@ -1127,6 +1135,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	hpcc_ctl_deliv_hold(s, p, tv, &c, w_before, wc_before);
 	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
 	hpcc_ctl_fair_floor(s, p, tv, &c, L, nhops, bdp, w_before);
+	s->room_q = hpcc_ctl_queue_u(&c, L, nhops);
 	s->w_max = c.w_max;
 	s->b_mbps = bmin;
 	s->last_report_ns = now;
@@ -1375,6 +1384,7 @@ static inline bool hpcc_ctl_window(struct hpcc_ctl *s,
 	}
 	s->law.u = win->u;
 	s->law.nhops = 0;
+	s->room_q = 0;		/* the receiver's window says no queue */
 	s->w_max = c.w_max;
 	s->b_mbps = b;
 	s->events |= HPCC_EV_WINDOW;
@@ -1525,8 +1535,17 @@ static inline uint32_t hpcc_ctl_cwnd(const struct hpcc_ctl *s,
 				     uint32_t mss, uint32_t clamp,
 				     uint64_t delivered)
 {
-	uint64_t w = (s->law.w >> HPCC_W_SHIFT) * hpcc_ctl_gain(p, delivered);
+	uint64_t g = (uint64_t)hpcc_ctl_gain(p, delivered) << HPCC_U_SHIFT;
+	uint64_t w;
 	uint32_t cwnd;
+
+	/* queue_room: the room above W is for an RTT above T that is not
+	 * queueing; a queue the last report saw is no room
+	 */
+	if (p->queue_room && g > HPCC_U_ONE)
+		g -= s->room_q < g - HPCC_U_ONE ? s->room_q : g - HPCC_U_ONE;
+	/* W < 2^32 bytes, g <= 8 << HPCC_U_SHIFT: no wrap */
+	w = ((s->law.w >> HPCC_W_SHIFT) * g) >> HPCC_U_SHIFT;
 
 	cwnd = (uint32_t)(w < 0xffffffffU ? w : 0xffffffffU) / (mss ? mss : 1);
 

@@ -267,6 +267,8 @@ HPCC_PARAM(cwnd_gain, HPCC_CWND_GAIN, 1, 8,
 	   "cwnd = cwnd_gain W; the law's rate is paced at W / T");
 HPCC_PARAM(cwnd_long, HPCC_DEF_CWND_LONG, 0, 1000000,
 	   "KB a flow delivers before its cwnd is W (gain 1); 0: never");
+HPCC_PARAM(queue_room, HPCC_DEF_QUEUE_ROOM, 0, 1,
+	   "1: cwnd's room above W shrinks by the last report's queue; 0: none");
 HPCC_PARAM(handoff, HPCC_DEF_HANDOFF, 0, 1000,
 	   "per mille of a done flow's W for the host's young flows on its path; 0: none");
 
@@ -536,6 +538,7 @@ static void hpcc_params(struct hpcc_ctl_params *p)
 	p->deliv_free = READ_ONCE(hpcc_deliv_free);
 	p->cwnd_gain = READ_ONCE(hpcc_cwnd_gain);
 	p->cwnd_long_kb = READ_ONCE(hpcc_cwnd_long);
+	p->queue_room = READ_ONCE(hpcc_queue_room);
 	p->path_share = READ_ONCE(hpcc_path_share);
 	p->handoff = READ_ONCE(hpcc_handoff);
 }

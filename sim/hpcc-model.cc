@@ -60,6 +60,7 @@ ModuleDefaults()
     p.deliv_cap = HPCC_DEF_DELIV_CAP;
     p.deliv_ai = HPCC_DEF_DELIV_AI;
     p.deliv_free = HPCC_DEF_DELIV_FREE;
+    p.queue_room = HPCC_DEF_QUEUE_ROOM;
     p.cwnd_gain = HPCC_CWND_GAIN;
     p.cwnd_long_kb = HPCC_DEF_CWND_LONG;
     p.handoff = HPCC_DEF_HANDOFF;
@@ -131,7 +132,7 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"loss_beta", &p.loss_beta}, {"loss_undo", &p.loss_undo},
         {"receiver_flows", &p.receiver_flows}, {"fair_pull", &p.fair_pull},
         {"fair_slack", &p.fair_slack}, {"fair_floor", &p.fair_floor},
-        {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai}, {"deliv_free", &p.deliv_free},
+        {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai}, {"deliv_free", &p.deliv_free}, {"queue_room", &p.queue_room},
         {"cwnd_gain", &p.cwnd_gain}, {"cwnd_long", &p.cwnd_long_kb},
         {"handoff", &p.handoff},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };

@@ -119,6 +119,20 @@ static void test_report(void)
 	tap_ok(hpcc_ctl_cwnd(&s, &gain, 1000, 100000, 256 << 10) == 250 &&
 	       hpcc_ctl_cwnd(&s, &gain, 1000, 100000, (256 << 10) + 1) == 125,
 	       "cwnd_long 256: 2 W up to 256 KB delivered, W after");
+	tap_ok(s.room_q == 0, "an idle path's report: no queue for cwnd's room");
+	gain.queue_room = 1;
+	s.room_q = HPCC_U_ONE / 2;
+	tap_ok(hpcc_ctl_cwnd(&s, &params, 1000, 100000, 0) == 250 &&
+	       hpcc_ctl_cwnd(&s, &gain, 1000, 100000, 0) == 187,
+	       "queue_room: a queue of B T / 2 takes half a W off 2 W");
+	s.room_q = 3 * HPCC_U_ONE;
+	tap_ok(hpcc_ctl_cwnd(&s, &gain, 1000, 100000, 0) == 125 &&
+	       hpcc_ctl_cwnd(&s, &gain, 1000, 100000, (256 << 10) + 1) == 125,
+	       "queue_room: never below W, a long flow's W unchanged");
+	s.room_q = 0;
+	tap_ok(hpcc_ctl_cwnd(&s, &gain, 1000, 100000, 0) == 250,
+	       "queue_room: no queue, the whole room");
+	gain.queue_room = 0;
 
 	/* telemetry lost after 8 x max(srtt, 200 us), the probes held back
 	 * (probe_limit) until past it
@@ -270,6 +284,8 @@ static void test_report(void)
 	tap_ok(hpcc_ctl_report(&s, &params, &v, L, 1, 40000, 1000) &&
 	       s.law.w > W(4749) && s.law.w < W(4751),
 	       "a new flow behind a queue starts from its inflight (W = 4750)");
+	tap_ok(s.room_q == HPCC_U_ONE,
+	       "the report's queue of one B T kept for cwnd's room");
 }
 
 static void test_probes(void)
