@@ -192,7 +192,7 @@ struct hpcc_ctl_params {
 #define HPCC_DEF_DELIV_FREE	0
 #define HPCC_DEF_CWND_LONG	256
 #define HPCC_DEF_HANDOFF	1000
-#define HPCC_DEF_QUEUE_ROOM	0
+#define HPCC_DEF_QUEUE_ROOM	1
 /* Probe and response on the wire: the probe, TCP and IPv4 headers, a
  * link header's worth; probe_cost's unit of cost.
  */

@@ -125,8 +125,8 @@ tap_check "hpcc alone on RED-ECN ports: never competes (${calone:-?} times)" \
 # path's RTT with the bottleneck empty rises (measured 5.8 -> 8.0 ms at
 # p90, 3 s) and the stalled links' bursts make a queue that iid jitter of
 # the same links does not (measured p99 3 -> 38 KB), with cwnd 2 W
-# throughout (cwnd_long 0): the draft's W in flight keeps a packet or
-# three queued under stalls (p50 4.5 KB), and the empty path is not seen
+# throughout (cwnd_long 0, queue_room 0; the draft's W in flight keeps
+# a packet or three queued under stalls, p50 4.5 KB)
 path() {	# LOG: p90 of the RTT with the bottleneck empty (ms), queue p99 (KB)
 	python3 - "$1" <<-'PY'
 	import sys
@@ -142,7 +142,7 @@ path() {	# LOG: p90 of the RTT with the bottleneck empty (ms), queue p99 (KB)
 }
 for run in jit: stall:--stall_rate=30,--stall_ms=10; do
 	./hpcc-sim --scenario=long --cc=hpcc --profile=smoke --jitter=0.2 \
-		--hpcc=cwnd_long=0 $(echo "${run#*:}" | tr , ' ') --out=$w/${run%%:*}.log
+		--hpcc=cwnd_long=0,queue_room=0 $(echo "${run#*:}" | tr , ' ') --out=$w/${run%%:*}.log
 done
 set -- $(path $w/jit.log) $(path $w/stall.log)
 tap_check "link stalls: RTT p90 with the bottleneck empty ${1:-?} -> ${3:-?} ms, queue p99 ${2:-?} -> ${4:-?} KB" \
