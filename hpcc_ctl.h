@@ -1529,7 +1529,9 @@ static inline bool hpcc_ctl_tx_start(struct hpcc_ctl *s, uint64_t now,
 	return restart;
 }
 
-/* cwnd in segments from W: cwnd_gain * W, within [2, clamp]. */
+/* cwnd in segments from W: cwnd_gain * W less the last report's queue in
+ * B T (queue_room), at least W, within [2, clamp].
+ */
 static inline uint32_t hpcc_ctl_cwnd(const struct hpcc_ctl *s,
 				     const struct hpcc_ctl_params *p,
 				     uint32_t mss, uint32_t clamp,

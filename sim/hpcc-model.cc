@@ -132,8 +132,8 @@ HpccSetParam(const std::string& name, uint32_t v)
         {"loss_beta", &p.loss_beta}, {"loss_undo", &p.loss_undo},
         {"receiver_flows", &p.receiver_flows}, {"fair_pull", &p.fair_pull},
         {"fair_slack", &p.fair_slack}, {"fair_floor", &p.fair_floor},
-        {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai}, {"deliv_free", &p.deliv_free}, {"queue_room", &p.queue_room},
-        {"cwnd_gain", &p.cwnd_gain}, {"cwnd_long", &p.cwnd_long_kb},
+        {"deliv_cap", &p.deliv_cap}, {"deliv_ai", &p.deliv_ai}, {"deliv_free", &p.deliv_free},
+        {"cwnd_gain", &p.cwnd_gain}, {"cwnd_long", &p.cwnd_long_kb}, {"queue_room", &p.queue_room},
         {"handoff", &p.handoff},
         HPCC_CTL_DYNAMICS_PARAMS(p)    };
     auto t = tab.find(name);
