@@ -286,6 +286,21 @@ static void test_report(void)
 	       "a new flow behind a queue starts from its inflight (W = 4750)");
 	tap_ok(s.room_q == HPCC_U_ONE,
 	       "the report's queue of one B T kept for cwnd's room");
+
+	/* a forged queue (4 GB) takes the room, never W itself */
+	{
+		struct hpcc_ctl_params room = params;
+		uint64_t w;
+
+		room.queue_room = 1;
+		L[0] = hop(2000000, 125000, 0xffffffffU, 1000);
+		hpcc_ctl_report(&s, &room, &v, L, 1, 41000, 2000000);
+		w = s.law.w >> HPCC_W_SHIFT;
+		tap_ok(hpcc_ctl_cwnd(&s, &room, 1000, 100000, 0) ==
+		       (w / 1000 < 2 ? 2 : w / 1000),
+		       "queue_room, a forged 4 GB queue: cwnd = W (%llu B), not less",
+		       (unsigned long long)w);
+	}
 }
 
 static void test_probes(void)
