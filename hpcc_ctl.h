@@ -638,7 +638,9 @@ static inline void hpcc_ctl_deliv_hold(struct hpcc_ctl *s,
 		s->law.wc = most > wc_before ? most : wc_before;
 }
 
-/* The largest queue on the path as a share of its hop's B T, U units. */
+/* The largest queue on the path as a share of its hop's B T, U units;
+ * an anonymised hop's queue is its drain time, read as the law reads it.
+ */
 static inline uint64_t hpcc_ctl_queue_u(const struct hpcc_law_cfg *c,
 					const struct hpcc_sample *L,
 					unsigned int nhops)
@@ -647,9 +649,9 @@ static inline uint64_t hpcc_ctl_queue_u(const struct hpcc_law_cfg *c,
 	unsigned int i;
 
 	for (i = 0; i < nhops && i < HPCC_LAW_MAX_HOPS; i++) {
-		if (!L[i].rate_mbps || !L[i].qlen)
+		if (!hpcc_sample_usable(&L[i]) || !L[i].qlen)
 			continue;
-		q = hpcc_queue_u(L[i].qlen, L[i].rate_mbps, c->t_ns);
+		q = hpcc_sample_queue_u(&L[i], L[i].qlen, c->t_ns);
 		if (q > qmax)
 			qmax = q;
 	}

@@ -880,7 +880,7 @@ static void test_anon(void)
 	struct hpcc_ctl_params b = params;
 	struct hpcc_ctl sp, sa;
 	struct hpcc_sample lp[1], la[1];
-	uint64_t ts = 5000000, tx = 0x123456789abcdefULL, dmax = 0;
+	uint64_t ts = 5000000, tx = 0x123456789abcdefULL, dmax = 0, qmax = 0;
 	uint32_t seed = 12345;
 	int i, bad = 0;
 
@@ -908,6 +908,10 @@ static void test_anon(void)
 					  sa.law.u - sp.law.u;
 		if (d > dmax)
 			dmax = d;
+		d = sp.room_q > sa.room_q ? sp.room_q - sa.room_q :
+					    sa.room_q - sp.room_q;
+		if (d > qmax)
+			qmax = d;
 	}
 	printf("# anon: largest |U - U_anon| over 200 reports: %llu / 2^20 "
 	       "(U now %llu / 2^20, W %llu / %llu)\n",
@@ -917,6 +921,13 @@ static void test_anon(void)
 	tap_ok(!bad && dmax <= (HPCC_U_ONE >> 14),
 	       "ANON: U from ratios equals U from capacities within 2^-14 "
 	       "(largest difference %llu / 2^20)", (unsigned long long)dmax);
+	/* queue_room, competition and fair_floor read the queue as the
+	 * law does: a drain time is not a byte count
+	 */
+	tap_ok(!bad && qmax <= (HPCC_U_ONE >> 14),
+	       "ANON: the queue cwnd's room takes off equals the plain one "
+	       "within 2^-14 (largest difference %llu / 2^20)",
+	       (unsigned long long)qmax);
 	anon_pair(ts, tx, 1000, lp, la);
 	b.max_mbps = 0;
 	memset(&sa, 0, sizeof(sa));
