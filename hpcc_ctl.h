@@ -801,10 +801,10 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 				    const struct hpcc_ctl_params *p,
 				    const struct hpcc_law_cfg *c,
 				    const struct hpcc_sample *L,
-				    unsigned int nhops, uint32_t mss,
-				    uint32_t cwnd, uint64_t now)
+				    unsigned int nhops, uint64_t q,
+				    uint32_t mss, uint32_t cwnd, uint64_t now)
 {
-	uint64_t thresh, q, share;
+	uint64_t thresh, share;
 	bool fire, marked;
 
 	if (!p->compete_rtts) {
@@ -813,7 +813,6 @@ static inline bool hpcc_ctl_compete(struct hpcc_ctl *s,
 		return false;
 	}
 	thresh = hpcc_qdiv(p->compete_queue, 1000, HPCC_U_SHIFT);
-	q = hpcc_ctl_queue_u(c, L, nhops);
 	s->ecn_reports = (s->ecn_reports << 1 | s->ecn_marked) &
 			 ((1U << HPCC_COMPETE_ECN_REPORTS) - 1);
 	s->ecn_marked = false;
@@ -1044,15 +1043,14 @@ static inline void hpcc_ctl_fair_floor(struct hpcc_ctl *s,
 				       const struct hpcc_ctl_params *p,
 				       const struct hpcc_tcp_view *tv,
 				       const struct hpcc_law_cfg *c,
-				       const struct hpcc_sample *L,
-				       unsigned int nhops, uint64_t bdp,
-				       uint64_t w_before)
+				       unsigned int nhops, uint64_t q,
+				       uint64_t bdp, uint64_t w_before)
 {
 	uint64_t floor, most;
 
 	if (!p->fair_floor || !tv->flows || tv->recovering ||
 	    !s->law.measured || s->law.bottleneck + 1 != nhops ||
-	    hpcc_ctl_queue_u(c, L, nhops) > HPCC_U_ONE - c->eta)
+	    q > HPCC_U_ONE - c->eta)
 		return;
 	floor = (bdp * c->eta) >> HPCC_U_SHIFT;
 	if (floor > HPCC_W_LIMIT)
@@ -1091,7 +1089,7 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 {
 	struct hpcc_sample capped[HPCC_LAW_MAX_HOPS];
 	struct hpcc_law_cfg c;
-	uint64_t t_ns, bdp, w_before, wc_before;
+	uint64_t t_ns, bdp, q, w_before, wc_before;
 	uint32_t bmin;
 
 	s->events = 0;
@@ -1109,7 +1107,8 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	}
 	s->misses = 0;
 	hpcc_ctl_law_cfg(p, tv->mss, bdp, t_ns, &c);
-	if (hpcc_ctl_compete(s, p, &c, L, nhops, tv->mss, tv->cwnd, now))
+	q = hpcc_ctl_queue_u(&c, L, nhops);
+	if (hpcc_ctl_compete(s, p, &c, L, nhops, q, tv->mss, tv->cwnd, now))
 		return true;
 	if (!s->telemetry) {
 		uint64_t w0;
@@ -1136,8 +1135,8 @@ static inline bool hpcc_ctl_report(struct hpcc_ctl *s,
 	hpcc_ctl_hold_growth(s, p, tv, &c, w_before);
 	hpcc_ctl_deliv_hold(s, p, tv, &c, w_before, wc_before);
 	hpcc_ctl_fair_pull(s, p, &c, bdp, tv->flows);
-	hpcc_ctl_fair_floor(s, p, tv, &c, L, nhops, bdp, w_before);
-	s->room_q = hpcc_ctl_queue_u(&c, L, nhops);
+	hpcc_ctl_fair_floor(s, p, tv, &c, nhops, q, bdp, w_before);
+	s->room_q = q;
 	s->w_max = c.w_max;
 	s->b_mbps = bmin;
 	s->last_report_ns = now;

@@ -1102,12 +1102,15 @@ static void test_fair_floor(void)
 	struct hpcc_law_cfg c;
 	struct hpcc_ctl s, s0;
 	uint64_t fair, w, wb = W(1000000);	/* max_growth: W up to 2 MB */
+	uint64_t qi, qq;		/* their queues, U units */
 
 	hpcc_ctl_law_cfg(&p, 1000, W(125000), 1000000, &c);
 	fair = hpcc_qdiv((W(125000) * c.eta) >> HPCC_U_SHIFT, 4, 0);
 	idle[0] = hop(1000, 0, 0, 1000);
 	/* a queue just above the headroom (1 - eta) B T = 6250 B */
 	queued[0] = hop(1000, 0, 6400, 1000);
+	qi = hpcc_ctl_queue_u(&c, idle, 1);
+	qq = hpcc_ctl_queue_u(&c, queued, 1);
 	memset(&s, 0, sizeof(s));
 	s.law.w = W(5000);
 	s.law.wc = W(6000);
@@ -1115,39 +1118,41 @@ static void test_fair_floor(void)
 	s.law.measured = 1;
 	s0 = s;
 	v.flows = 4;
-	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
+	hpcc_ctl_fair_floor(&s, &p, &v, &c, 1, qi, W(125000), wb);
 	tap_ok(s.law.w == s0.law.w && s.law.wc == s0.law.wc,
 	       "fair_floor 0 (the draft): W untouched");
 	p.fair_floor = 1000;
 	v.flows = 0;
-	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
+	hpcc_ctl_fair_floor(&s, &p, &v, &c, 1, qi, W(125000), wb);
 	tap_ok(s.law.w == s0.law.w, "no receiver's N: no share, W untouched");
 	s.law.measured = 0;
 	v.flows = 4;
-	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
+	hpcc_ctl_fair_floor(&s, &p, &v, &c, 1, qi, W(125000), wb);
 	tap_ok(s.law.w == s0.law.w,
 	       "a flow's first report (U not measured): W untouched");
 	s.law.measured = 1;
-	hpcc_ctl_fair_floor(&s, &p, &v, &c, queued, 1, W(125000), wb);
+	hpcc_ctl_fair_floor(&s, &p, &v, &c, 1, qq, W(125000), wb);
 	tap_ok(s.law.w == s0.law.w,
 	       "a queue above the headroom in the report: never lifted into it");
 	{
 		struct hpcc_sample two[2] = { idle[0], idle[0] };
+		uint64_t qt;
 
 		two[1].port_id = 2;
+		qt = hpcc_ctl_queue_u(&c, two, 2);
 		s.law.bottleneck = 0;
-		hpcc_ctl_fair_floor(&s, &p, &v, &c, two, 2, W(125000), wb);
+		hpcc_ctl_fair_floor(&s, &p, &v, &c, 2, qt, W(125000), wb);
 		tap_ok(s.law.w == s0.law.w,
 		       "U set by an earlier hop than the receiver's link: N is not its flows', W untouched");
 		s.law.bottleneck = 1;
-		hpcc_ctl_fair_floor(&s, &p, &v, &c, two, 2, W(125000), wb);
+		hpcc_ctl_fair_floor(&s, &p, &v, &c, 2, qt, W(125000), wb);
 		tap_ok(s.law.w == fair,
 		       "U set by the last hop of two: lifted to the share");
 		s = s0;
 		s.law.bottleneck = 0;
 	}
 	s.events = 0;
-	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
+	hpcc_ctl_fair_floor(&s, &p, &v, &c, 1, qi, W(125000), wb);
 	tap_ok(s.law.w == fair && s.law.wc == fair &&
 	       (s.events & HPCC_EV_PULLED),
 	       "fair_floor 1000, N 4, no queue: W and Wc lifted to the share (%llu B)",
@@ -1155,20 +1160,20 @@ static void test_fair_floor(void)
 	s.law.w = W(40000);
 	s.law.wc = W(40000);
 	s.events = 0;
-	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
+	hpcc_ctl_fair_floor(&s, &p, &v, &c, 1, qi, W(125000), wb);
 	tap_ok(s.law.w == W(40000) && !(s.events & HPCC_EV_PULLED),
 	       "a flow above its share keeps its W");
 	p.fair_floor = 500;
 	s.law.w = W(5000);
 	s.law.wc = W(5000);
-	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
+	hpcc_ctl_fair_floor(&s, &p, &v, &c, 1, qi, W(125000), wb);
 	tap_ok(s.law.w + 4 >= fair / 2 && s.law.w <= fair / 2 + 4,
 	       "fair_floor 500: lifted to half the share");
 	/* a forged N of 1: at most eta B T, the draft's start at line rate */
 	p.fair_floor = 1000;
 	s.law.w = W(5000);
 	v.flows = 1;
-	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
+	hpcc_ctl_fair_floor(&s, &p, &v, &c, 1, qi, W(125000), wb);
 	tap_ok(s.law.w <= (W(125000) * c.eta) >> HPCC_U_SHIFT &&
 	       s.law.w <= c.w_max,
 	       "N forged to 1: W at most eta B T (%llu B)",
@@ -1179,13 +1184,13 @@ static void test_fair_floor(void)
 	s.law.w = W(5000);
 	s.law.wc = W(5000);
 	v.flows = 4;
-	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), W(5000));
+	hpcc_ctl_fair_floor(&s, &p, &v, &c, 1, qi, W(125000), W(5000));
 	tap_ok(s.law.w == W(10000) && s.law.wc == W(10000),
 	       "max_growth 1000: W 5000 B lifted to 10000 B, not to the share");
 	s.law.w = W(5000);
 	s.law.wc = W(5000);
 	v.recovering = true;
-	hpcc_ctl_fair_floor(&s, &p, &v, &c, idle, 1, W(125000), wb);
+	hpcc_ctl_fair_floor(&s, &p, &v, &c, 1, qi, W(125000), wb);
 	tap_ok(s.law.w == W(5000), "in loss recovery: W untouched");
 	v.recovering = false;
 	p.max_growth = 0;
