@@ -233,9 +233,13 @@ struct hpcc_ctl {
 					 * not in a trial
 					 */
 	uint64_t standing_ns;		/* when the standing queue was first seen */
-	uint64_t queue_u;		/* the largest queue last report, U units */
-	uint64_t room_q;		/* the same for cwnd's room, every report
-					 * the law used
+	uint64_t queue_u;		/* the largest queue, U units, of the last
+					 * report competition judged (kept
+					 * through its hold: a standing queue
+					 * is one that did not shrink since)
+					 */
+	uint64_t room_q;		/* the same of the last report the law
+					 * used, for cwnd's room (queue_room)
 					 */
 	uint64_t compete_until_ns;	/* competing (loss-based) until then */
 	uint32_t ecn_alpha;		/* CE-marked fraction of what was
