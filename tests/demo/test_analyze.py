@@ -220,6 +220,20 @@ class Aggregate(unittest.TestCase):
         self.assertTrue(name.startswith('short-flow'))
         # target 88 ms is 9 ms below the 97 ms floor
         self.assertIn('target 88.0 ms lies 9.0 ms below the floor: no CC can meet it', ev)
+        (_, _, _, met), = [t for t in tgts if t[0].startswith('short-flow')]
+        self.assertEqual(met, A.BELOW_FLOOR)
+        text = A.targets_text(tgts, [(name, ev)], 'hpcc')
+        self.assertIn('<= 0.50 below the floor', text)
+        self.assertIn('BELOW THE FLOOR short-flow', text)
+        self.assertNotIn('MISSED', text)
+
+    def test_incast_target_above_the_floor_is_missed(self):
+        m = self.m
+        # dctcp 240 ms: the target 120 ms lies above the 97 ms floor
+        agg = {('incast', 'hpcc', 'fct_p99_ms'): m(200), ('incast', 'dctcp', 'fct_p99_ms'): m(240),
+               ('incast', 'hpcc', 'fct_floor_ms'): m(97)}
+        (_, _, _, met), = [t for t in A.targets(agg, 'hpcc') if t[0].startswith('short-flow')]
+        self.assertIs(met, False)
 
     def test_goodput_evidence_names_the_best_sweep_setting(self):
         m = self.m
