@@ -11,7 +11,8 @@
  *       then wait for the peer to close
  *   fctgen client -d ADDR[,ADDR...] [-p PORT] [-C CC] [--t0 T0] [--tag TAG]
  *          [--seed N] [--drain SEC] [--samples FILE] [--sample-ms MS]
- *          [--max-rate MBIT] [--info FILE] MODE
+ *          [--max-rate MBIT] [--info FILE] [--trace FILE]
+ *          [--trace-ms MS] MODE
  *     MODE, one of:
  *       --long DUR [--at S]       one flow that sends from T0+S for DUR s;
  *                                 TCP_INFO samples every MS (default 100)
@@ -35,6 +36,11 @@
  *     buffer, in us; its last cwnd, RTTs, rates in bytes/s), one row:
  *       tag,id,busy_us,rwnd_us,sndbuf_us,retrans,cwnd,rtt_us,min_rtt_us,
  *       segs_out,delivery_Bps,pacing_Bps
+ *     With --trace FILE, every sized flow's TCP_INFO every MS (default 2)
+ *     ms while it is open, from one sampler thread:
+ *       tag,id,t,bytes_acked,unacked,cwnd,rtt_us,pacing_Bps,delivery_Bps,
+ *       notsent_bytes
+ *     (unacked in segments; notsent: written but not yet sent).
  *     Flows still running DRAIN s (default 10) after the last start are
  *     reported unfinished. At the end, one CSV row per flow on stdout:
  *       tag,id,dst,size,start,end,fct,status
@@ -54,6 +60,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +137,7 @@ struct flow {
 	double t_start, t_end;	/* absolute; t_end 0 = not finished */
 	const char *status;
 	pthread_t th;
+	int fd;			/* open socket for --trace; -1: none */
 };
 
 static const char *cc_name;
@@ -139,7 +147,9 @@ static double t0;
 static const char *tag = "flow";
 static FILE *samples;
 static FILE *info;
+static FILE *trace;
 static int sample_ms = 100;
+static int trace_ms = 2;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static char zeros[CHUNK];
 
@@ -185,6 +195,62 @@ static void sample(struct flow *f, int fd)
 		(unsigned long long)ti.tcpi_bytes_acked, ti.tcpi_rtt,
 		ti.tcpi_snd_cwnd, ti.tcpi_total_retrans);
 	pthread_mutex_unlock(&out_lock);
+}
+
+/* --trace: the sampler reads f->fd under out_lock; run_flow() clears it
+ * under the same lock before it closes the socket
+ */
+static void trace_fd(struct flow *f, int fd)
+{
+	if (!trace)
+		return;
+	pthread_mutex_lock(&out_lock);
+	f->fd = fd;
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void trace_flows(struct flow *fl, int n)
+{
+	struct tcp_info ti;
+	socklen_t len;
+	double t = now() - t0;
+	int i;
+
+	pthread_mutex_lock(&out_lock);
+	for (i = 0; i < n; i++) {
+		struct flow *f = &fl[i];
+
+		len = sizeof(ti);
+		if (f->fd < 0 || f->size == UNBOUNDED ||
+		    getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+			continue;
+		fprintf(trace, "%s,%d,%.4f,%llu,%u,%u,%u,%llu,%llu,%u\n", tag,
+			f->id, t, (unsigned long long)ti.tcpi_bytes_acked,
+			ti.tcpi_unacked, ti.tcpi_snd_cwnd, ti.tcpi_rtt,
+			(unsigned long long)ti.tcpi_pacing_rate,
+			(unsigned long long)ti.tcpi_delivery_rate,
+			ti.tcpi_notsent_bytes);
+	}
+	pthread_mutex_unlock(&out_lock);
+}
+
+struct tracer {
+	struct flow *fl;
+	int n;
+	atomic_int stop;
+};
+
+static void *run_tracer(void *arg)
+{
+	struct tracer *tr = arg;
+	double next = now();
+
+	while (!atomic_load(&tr->stop)) {
+		trace_flows(tr->fl, tr->n);
+		next += trace_ms / 1e3;
+		sleep_until(next);
+	}
+	return NULL;
 }
 
 static void flow_info(struct flow *f, int fd)
@@ -295,6 +361,7 @@ static void *run_flow(void *arg)
 		f->status = fd == -2 ? "cc" : fd == -3 ? "pacing" : "connect";
 		return NULL;
 	}
+	trace_fd(f, fd);
 	be64_put(hdr, f->size);
 	if (send_all(fd, hdr, sizeof(hdr)))
 		goto err;
@@ -306,10 +373,12 @@ static void *run_flow(void *arg)
 	f->status = "ok";
 	if (f->size != UNBOUNDED)
 		flow_info(f, fd);
+	trace_fd(f, -1);
 	close(fd);
 	return NULL;
 err:
 	f->status = "error";
+	trace_fd(f, -1);
 	close(fd);
 	return NULL;
 }
@@ -375,6 +444,12 @@ static void parse_client(int argc, char **argv, struct client_opts *o)
 			info = fopen(v, "w");
 			if (!info)
 				die("cannot open the info file");
+		} else if (!strcmp(k, "--trace")) {
+			trace = fopen(v, "w");
+			if (!trace)
+				die("cannot open the trace file");
+		} else if (!strcmp(k, "--trace-ms")) {
+			trace_ms = atoi(v) > 0 ? atoi(v) : 2;
 		} else if (!strcmp(k, "--sample-ms")) {
 			sample_ms = atoi(v) > 0 ? atoi(v) : 100;
 		} else if (!strcmp(k, "--long")) {
@@ -408,7 +483,7 @@ static void flow_add(struct flows *fs, const char *dst, uint64_t size,
 	}
 	fs->fl[fs->n] = (struct flow){ .id = fs->n, .dst = dst, .size = size,
 				       .start = start, .dur = dur,
-				       .status = "unfinished" };
+				       .status = "unfinished", .fd = -1 };
 	fs->n++;
 }
 
@@ -469,11 +544,15 @@ static double plan_poisson(struct flows *fs, const struct client_opts *o)
  */
 static void run_flows(struct flows *fs, double last, double drain)
 {
+	struct tracer tr = { fs->fl, fs->n, 0 };
 	pthread_attr_t attr;
+	pthread_t tracer;
 	int i;
 
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 128 * 1024);
+	if (trace && pthread_create(&tracer, &attr, run_tracer, &tr))
+		die("cannot start the trace thread");
 	for (i = 0; i < fs->n; i++) {
 		sleep_until(t0 + fs->fl[i].start);
 		if (pthread_create(&fs->fl[i].th, &attr, run_flow, &fs->fl[i])) {
@@ -493,6 +572,10 @@ static void run_flows(struct flows *fs, double last, double drain)
 		ts.tv_sec = (time_t)d;
 		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
 		pthread_timedjoin_np(fs->fl[i].th, NULL, &ts);
+	}
+	if (trace) {
+		atomic_store(&tr.stop, 1);
+		pthread_join(tracer, NULL);
 	}
 }
 
@@ -520,6 +603,8 @@ static void print_flows(const struct flows *fs)
 		fflush(samples);
 	if (info)
 		fflush(info);
+	if (trace)
+		fflush(trace);
 }
 
 static int do_client(int argc, char **argv)

@@ -77,6 +77,9 @@ REPS=
 # --law-trace MS: hpcc runs also follow the law's state of every flow of the
 # senders s1..s3 (demo/lawsample, every MS ms) into law.csv
 LAW_TRACE_MS=
+# --flow-trace MS: every sized flow's TCP_INFO every MS ms while it is open
+# (fctgen --trace) into trace.csv: what holds a flow back, over its life
+FLOW_TRACE_MS=
 # --veth-reorder: no RPS on the veths (topo_dc.sh, dc_rps): packets of a
 # flow reorder between the CPUs' backlogs, as before 2026-11-28
 DC_RPS=1
@@ -89,6 +92,7 @@ while [ $# -gt 0 ]; do
 	--hpcc-settings) HPCC_SETTINGS=$2; shift 2 ;;
 	--hpcc-net) HPCC_NET=$2; shift 2 ;;
 	--law-trace) LAW_TRACE_MS=$2; shift 2 ;;
+	--flow-trace) FLOW_TRACE_MS=$2; shift 2 ;;
 	--veth-reorder) DC_RPS=0; shift ;;
 	--paced-pct) PACED_PCT=$2; shift 2 ;;
 	*) echo "scenarios.sh: unknown argument $1" >&2; exit 2 ;;
@@ -265,6 +269,8 @@ CLIENTS=
 start_client() {
 	local tag=$1 ns=$2
 	shift 2
+	[ -n "$FLOW_TRACE_MS" ] && set -- "$@" --trace $R/trace.$tag \
+		--trace-ms $FLOW_TRACE_MS
 	[ $cc = paced ] && set -- "$@" --max-rate \
 		$(awk -v r=$DC_RATE_MBIT -v p=$PACED_PCT 'BEGIN { printf "%.3f", r * p / 100 / 3 }')
 	$IP netns exec $ns $FCTGEN client -p $port -C $(kernel_cc $cc) --t0 $T0 --tag $tag \
@@ -501,6 +507,10 @@ run_one() {	# scen cc rep
 	if cat $R/info.* 2>/dev/null | grep -q .; then
 		emit_row $d/info.csv "tag,id,busy_us,rwnd_us,sndbuf_us,retrans,cwnd,rtt_us,min_rtt_us,segs_out,delivery_Bps,pacing_Bps"
 		for f in $R/info.*; do emit $d/info.csv $f; done
+	fi
+	if cat $R/trace.* 2>/dev/null | grep -q .; then
+		emit_row $d/trace.csv "tag,id,t,bytes_acked,unacked,cwnd,rtt_us,pacing_Bps,delivery_Bps,notsent_bytes"
+		for f in $R/trace.*; do emit $d/trace.csv $f; done
 	fi
 	if ls $R/law.* >/dev/null 2>&1; then
 		emit_row $d/law.csv "host,t,local,mode,w,wc,u_permille,stage,rate_Bps,t_us,age_us,hops"

@@ -30,6 +30,9 @@
 #   --law-trace MS  passed to demo/scenarios.sh: hpcc runs also write the
 #              law's state of each sender's flows every MS ms, as it
 #              changes (OUT/raw/SCENARIO/hpcc*/rN/law.csv)
+#   --flow-trace MS  passed to demo/scenarios.sh: every sized flow's
+#              TCP_INFO every MS ms while it is open
+#              (OUT/raw/SCENARIO/CC/rN/trace.csv)
 #   --veth-reorder  passed to demo/scenarios.sh: no RPS on the topology's
 #              veths, whose per-CPU backlogs then reorder a flow's packets
 #   --paced-pct P  passed to demo/scenarios.sh: the paced reference's flows
@@ -49,7 +52,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mode=demo out= deps=1 ccs= scens= reps= settings= net= law_trace= reorder= paced_pct=
+mode=demo out= deps=1 ccs= scens= reps= settings= net= law_trace= flow_trace= reorder= paced_pct=
 while (($#)); do
 	case $1 in
 	--smoke) mode=smoke; shift ;;
@@ -62,6 +65,7 @@ while (($#)); do
 	--hpcc-settings) settings=${2:?}; shift 2 ;;
 	--hpcc-net) net=${2:?}; shift 2 ;;
 	--law-trace) law_trace=${2:?}; shift 2 ;;
+	--flow-trace) flow_trace=${2:?}; shift 2 ;;
 	--veth-reorder) reorder=1; shift ;;
 	--paced-pct) paced_pct=${2:?}; shift 2 ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -108,6 +112,7 @@ args=(--profile "$profile")
 [[ -n $scens ]] && args+=(--scenarios "$scens")
 [[ -n $reps ]] && args+=(--reps "$reps")
 [[ -n $law_trace ]] && args+=(--law-trace "$law_trace")
+[[ -n $flow_trace ]] && args+=(--flow-trace "$flow_trace")
 [[ -n $reorder ]] && args+=(--veth-reorder)
 [[ -n $paced_pct ]] && args+=(--paced-pct "$paced_pct")
 
