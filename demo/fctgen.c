@@ -248,6 +248,8 @@ static void *run_tracer(void *arg)
 	while (!atomic_load(&tr->stop)) {
 		trace_flows(tr->fl, tr->n);
 		next += trace_ms / 1e3;
+		if (next < now())	/* late (a stall): no catch-up burst */
+			next = now() + trace_ms / 1e3;
 		sleep_until(next);
 	}
 	return NULL;
