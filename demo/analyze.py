@@ -784,6 +784,8 @@ def ratio(a, b):
 # Issue 4's incast target lies below the physical floor of this link: its
 # verdict says so rather than "missed" (issue 11's target 1 replaced it).
 BELOW_FLOOR = 'below the floor'
+# Issue 4's incast target: hpcc's FCT p99 at most this share of dctcp's.
+ISSUE4_INCAST = 0.5
 
 
 def verdict_text(met, missed='missed'):
@@ -815,10 +817,11 @@ def targets(agg, hpcc):
     p99_d = g('incast', 'dctcp', 'fct_p99_ms')
     floor = g('incast', hpcc, 'fct_floor_ms')
     r = ratio(g('incast', hpcc, 'fct_p99_ms'), p99_d)
-    met = None if r is None else r <= 0.5
-    if met is False and floor is not None and p99_d / 2 < floor:
+    met = None if r is None else r <= ISSUE4_INCAST
+    if met is False and floor is not None and p99_d * ISSUE4_INCAST < floor:
         met = BELOW_FLOOR
-    out.append(('short-flow (64 KB incast) FCT p99 hpcc/dctcp', r, '<= 0.50', met))
+    out.append(('short-flow (64 KB incast) FCT p99 hpcc/dctcp', r,
+                '<= %.2f' % ISSUE4_INCAST, met))
     for other in ('dctcp', 'cubic'):
         r = ratio(g('websearch', hpcc, 'sd_small_p99'),
                   g('websearch', other, 'sd_small_p99'))
@@ -1092,13 +1095,13 @@ def miss_evidence(tgts, agg, hpcc, sweep_labels, env):
         elif name.startswith('short-flow'):
             p99_d = g('incast', 'dctcp', 'fct_p99_ms')
             floor = g('incast', hpcc, 'fct_floor_ms')
-            room = None if None in (p99_d, floor) else p99_d / 2 - floor
+            room = None if None in (p99_d, floor) else p99_d * ISSUE4_INCAST - floor
             ev = ('hpcc FCT p50 %s ms, p99 %s ms; dctcp p50 %s ms, p99 %s ms; the floor '
                   '(a burst\'s bytes at the link rate plus 2 base RTTs) %s ms, so the '
                   'target %s ms %s; hpcc peak queue %s KB, drops %s.' % (
                       f(g('incast', hpcc, 'fct_p50_ms')), f(g('incast', hpcc, 'fct_p99_ms')),
                       f(g('incast', 'dctcp', 'fct_p50_ms')), f(p99_d), f(floor),
-                      f(None if p99_d is None else p99_d / 2),
+                      f(None if p99_d is None else p99_d * ISSUE4_INCAST),
                       'leaves ? ms above the floor' if room is None else
                       'leaves %.1f ms above the floor' % room if room >= 0 else
                       'lies %.1f ms below the floor: no CC can meet it here' % -room,
