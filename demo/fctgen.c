@@ -197,12 +197,12 @@ static void sample(struct flow *f, int fd)
 	pthread_mutex_unlock(&out_lock);
 }
 
-/* --trace: the sampler reads f->fd under out_lock; run_flow() clears it
- * under the same lock before it closes the socket
+/* --trace, sized flows only: the sampler reads f->fd under out_lock;
+ * run_flow() clears it under the same lock before it closes the socket
  */
 static void trace_fd(struct flow *f, int fd)
 {
-	if (!trace)
+	if (!trace || f->size == UNBOUNDED)
 		return;
 	pthread_mutex_lock(&out_lock);
 	f->fd = fd;
@@ -221,7 +221,7 @@ static void trace_flows(struct flow *fl, int n)
 		struct flow *f = &fl[i];
 
 		len = sizeof(ti);
-		if (f->fd < 0 || f->size == UNBOUNDED ||
+		if (f->fd < 0 ||
 		    getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
 			continue;
 		fprintf(trace, "%s,%d,%.4f,%llu,%u,%u,%u,%llu,%llu,%u\n", tag,
