@@ -9,6 +9,7 @@
 #   tests/demo/test_fctgen.sh    (TAP; root; needs demo/fctgen built)
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
+. scripts/lib/netns.sh
 
 FCTGEN=demo/fctgen
 [ "$(id -u)" -eq 0 ] || tap_skip_all "needs root (netns, tc)"
@@ -16,24 +17,19 @@ FCTGEN=demo/fctgen
 C=fctgen-c.$$ S=fctgen-s.$$ dir=$(mktemp -d)
 cleanup() {
 	for ns in $C $S; do
-		ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
-		ip netns del $ns 2>/dev/null
+		$IP netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
 	done
+	ns_del $C $S
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-ip netns add $C && ip netns add $S &&
-	ip link add ft0 netns $C type veth peer name ft1 netns $S &&
-	ip -n $C addr add 10.99.0.1/24 dev ft0 && ip -n $S addr add 10.99.0.2/24 dev ft1 &&
-	ip -n $C link set ft0 up && ip -n $S link set ft1 up &&
-	ip -n $C link set lo up && ip -n $S link set lo up &&
-	tc -n $C qdisc add dev ft0 root tbf rate 20mbit burst 5k limit 100000 ||
-	tap_skip_all "cannot build the veth pair with tbf"
-ip netns exec $S $FCTGEN server -p 5000 &
-sleep 0.3
+ns_pair $C $S && $TC -n $C qdisc add dev veth0 root tbf rate 20mbit \
+	burst 5k limit 100000 || tap_skip_all "cannot build the veth pair with tbf"
+$IP netns exec $S $FCTGEN server -p 5000 &
+wait_port $S 5000	# if not, the client fails below
 
 SIZE=300000
-tap_run ip netns exec $C $FCTGEN client -d 10.99.0.2 -p 5000 --tag tr \
+tap_run $IP netns exec $C $FCTGEN client -d 10.0.0.2 -p 5000 --tag tr \
 	--drain 5 --trace "$dir/trace" --trace-ms 2 --burst 3,$SIZE,0.05
 tap_ran $rc "fctgen client exited 0"
 tap_check "three flows of 300 KB completed" \
