@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The demo's experiments, run INSIDE the VM from /hpcc (scripts/demo.sh):
 #
-#   demo/scenarios.sh [--profile smoke|demo|long] [--ccs "cubic dctcp bbr hpcc [paced] [alone]"]
+#   demo/scenarios.sh [--profile smoke|demo|long] [--ccs "cubic dctcp bbr hpcc [paced] [alone] [fairshare]"]
 #                     [--hpcc-settings "S1 S2..."]
 #                     [--scenarios "long incast stagger websearch ..."] [--reps N]
 #
@@ -53,6 +53,10 @@
 # flow (incast only; in the long profile by default), i.e. the FCT the
 # emulator gives a burst that has the link to itself, against the
 # physical floor (the burst's wire bytes at the link rate plus one RTT).
+# "fairshare" is the incast's other reference: demo/fairshare.bpf.c, a
+# BPF congestion control that paces every flow with bytes unsent at the
+# link's rate over their number, known exactly at every ACK (incast only;
+# in the long profile by default): what a perfect fair share reaches here.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . ./scripts/lib/netns.sh	# $IP, $TC, veth_link(), qstat(), wait_port()...
@@ -114,10 +118,11 @@ long)	: "${SCENARIOS:=long incast stagger websearch many rttfair parking vscubic
 	STAGGER_REPS=3 WS_REPS=5 SWEEP_REPS=3 ;;
 *) echo "scenarios.sh: unknown profile $profile" >&2; exit 2 ;;
 esac
-[ -n "$CCS" ] || CCS="cubic dctcp bbr hpcc$([ $profile = long ] && echo ' paced alone')"
+[ -n "$CCS" ] || CCS="cubic dctcp bbr hpcc$([ $profile = long ] && echo ' paced alone fairshare')"
 PACED_PCT=${PACED_PCT:-90}	# paced (--paced-pct): the 3 flows' pacing, % of the link
 PACED_SCENARIOS="long jlong"	# their 3 long flows share PACED_PCT
 ALONE_SCENARIOS="incast"	# the alone reference's
+FAIRSHARE_SCENARIOS="incast"	# the fair-share reference's
 WS_LOAD=${WS_LOAD:-0.5}
 INCAST_FLOWS=${INCAST_FLOWS:-16}	# short flows per incast burst
 MANY_FLOWS=${MANY_FLOWS:-32}	# long flows of "many"
@@ -157,11 +162,16 @@ emit_row() {	# emit_row FILE ROW
 
 port_of() {
 	case $1 in cubic) echo 5001 ;; dctcp) echo 5002 ;; bbr) echo 5003 ;;
-	hpcc) echo 5004 ;; paced) echo 5005 ;; alone) echo 5006 ;; *) echo 5009 ;; esac
+	hpcc) echo 5004 ;; paced) echo 5005 ;; alone) echo 5006 ;; fairshare) echo 5007 ;;
+	*) echo 5009 ;; esac
 }
 
 kernel_cc() {	# kernel_cc CC: the congestion control CC's sockets use
 	case $1 in paced | alone) echo cubic ;; *) echo $1 ;; esac
+}
+
+server_cc() {	# server_cc CC: its receivers' (fairshare counts senders only)
+	case $1 in fairshare) echo cubic ;; *) kernel_cc $1 ;; esac
 }
 
 # not_as_asked WHAT: a configuration that did not run as asked. Each is
@@ -198,6 +208,11 @@ if ! load_module; then
 		not_as_asked "hpcc: tcp_hpcc.ko not loadable: hpcc runs skipped"
 	CCS=$(echo " $CCS " | sed 's/ hpcc / /; s/^ *//; s/ *$//')
 fi
+# fairshare: a BPF struct_ops, registered for the runs that ask for it
+case " $CCS " in *" fairshare "*)
+	reg=$(bpftool struct_ops register demo/fairshare.bpf.o 2>&1) ||
+		not_as_asked "fairshare: not registered: $(echo "$reg" | tail -n1)" ;;
+esac
 avail=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control)
 say "congestion controls available: $avail"
 
@@ -229,7 +244,7 @@ SERVER_CCS=$(printf '%s\n' $SERVER_CCS | awk '!seen[$0]++')
 SERVERS=
 for d in $DC_RECEIVERS; do
 	for cc in $SERVER_CCS; do
-		$IP netns exec $d $FCTGEN server -p $(port_of $cc) -C $(kernel_cc $cc) &
+		$IP netns exec $d $FCTGEN server -p $(port_of $cc) -C $(server_cc $cc) &
 		SERVERS="$SERVERS $!"
 	done
 done
@@ -375,6 +390,7 @@ ccs_of() {
 	local ccs=" $CCS "
 	case " $PACED_SCENARIOS " in *" $1 "*) ;; *) ccs=${ccs/ paced / } ;; esac
 	case " $ALONE_SCENARIOS " in *" $1 "*) ;; *) ccs=${ccs/ alone / } ;; esac
+	case " $FAIRSHARE_SCENARIOS " in *" $1 "*) ;; *) ccs=${ccs/ fairshare / } ;; esac
 	echo $ccs
 }
 
