@@ -517,6 +517,31 @@ class Issue11(unittest.TestCase):
         # the reference is no peer column
         self.assertNotIn('alone', rows[0]['peers'])
 
+    def test_fairshare_reference(self):
+        """The incast's fair-share runs (demo/fairshare.bpf.c): a ratio check
+        against them, their share of the floor with its spread beside the
+        floor check, and no check without them."""
+        pm = self.pm()
+        for rep, fct in enumerate((125, 120, 130, 115, 140), 1):
+            pm[('incast', 'fairshare', rep)] = {'fct_p99_ms': fct, 'fct_p99_floor': fct / 100}
+            pm[('incast', 'hpcc', rep)]['fct_floor_ms'] = 100.0
+        spec = [s for s in A.ISSUE_TARGETS if s[5] == 'fairshare'] + \
+            [(1, 'floor', 'incast', 'fct_p99_floor', 'value', None, '<=', 1.3)]
+        self.assertEqual(len(spec), 2)
+        rows = A.issue_targets(pm, 'hpcc', spec)
+        # hpcc 100 120 90 300 110 over 125 120 130 115 140: median 0.8
+        self.assertAlmostEqual(rows[0]['value']['med'], 0.8)
+        self.assertTrue(rows[0]['met'])
+        self.assertEqual(rows[0]['note'], 'the fair-share reference 125 ms')
+        self.assertEqual(rows[1]['note'],
+                         'floor 100.0 ms; the fair-share reference 1.25 [1.15-1.40] of it')
+        self.assertNotIn('fairshare', rows[0]['peers'])
+        # a bench without the reference: not measured, not met
+        pm = {k: v for k, v in pm.items() if k[1] != 'fairshare'}
+        rows = A.issue_targets(pm, 'hpcc', spec)
+        self.assertIsNone(rows[0]['met'])
+        self.assertEqual(rows[0]['note'], '')
+
     def test_paired_ratios(self):
         pm = self.pm()
         r = A.paired_ratios(pm, 'incast', 'fct_p99_ms', 'hpcc', 'dctcp')
