@@ -10,7 +10,8 @@
 #   5. the module and the telemetry loop in a VM on Debian's 6.1 (selftests/),
 #      every test's kernel log passed through the scanner; beside it the same
 #      on Debian 12's 6.12 (make module KSERIES=6.12 builds build/KVER/tcp_hpcc.ko)
-#   6. the demo's analysis code and fctgen's trace (tests/demo), a short smoke run of the demo
+#   6. the demo's analysis code, fctgen's trace and the fair-share reference (tests/demo),
+#      a short smoke run of the demo
 #      and of the ns-3 model (sim/; the full demo, bench and sim-bench stay
 #      out of the suite)
 #   7. the selftests again on the debug kernel (KASAN, lockdep, PROVE_RCU,
@@ -147,6 +148,7 @@ fi
 
 suite analysis python3 tests/demo/test_analyze.py
 suite fctgen tests/demo/test_fctgen.sh
+suite fairshare tests/demo/test_fairshare.sh
 suite demo-smoke sh -c 'scripts/demo.sh --smoke --no-deps >"$0" 2>&1 &&
 	echo "ok 1 - demo smoke run: table, CSV and plots written" ||
 	{ tail -20 "$0"; echo "not ok 1 - demo smoke run"; exit 1; }' "$log/smoke.out"
