@@ -25,7 +25,6 @@ char _license[] SEC("license") = "GPL";
 #endif
 #define FAIR_RTT_US	5000		/* cwnd's room: 2 of these at R */
 #define FAIR_MIN_CWND	4
-#define SK_PACING_NEEDED_ 1		/* enum sk_pacing's SK_PACING_NEEDED */
 
 __u32 active;				/* flows with data out, all hosts */
 
@@ -61,7 +60,7 @@ void BPF_PROG(fair_init, struct sock *sk)
 	struct fair_ca *ca = (struct fair_ca *)inet_csk_ca(sk);
 
 	ca->counted = 0;
-	sk->sk_pacing_status = SK_PACING_NEEDED_;
+	sk->sk_pacing_status = SK_PACING_NEEDED;
 	fair_set(sk);
 }
 
