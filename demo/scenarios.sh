@@ -208,10 +208,14 @@ if ! load_module; then
 		not_as_asked "hpcc: tcp_hpcc.ko not loadable: hpcc runs skipped"
 	CCS=$(echo " $CCS " | sed 's/ hpcc / /; s/^ *//; s/ *$//')
 fi
-# fairshare: a BPF struct_ops, registered for the runs that ask for it
+# fairshare: a BPF struct_ops, registered for the runs that ask for it;
+# its rate is the bench's 100 Mbit/s (FAIR_RATE_BPS)
 case " $CCS " in *" fairshare "*)
-	reg=$(bpftool struct_ops register demo/fairshare.bpf.o 2>&1) ||
-		not_as_asked "fairshare: not registered: $(echo "$reg" | tail -n1)" ;;
+	if [ "$DC_RATE_MBIT" != 100 ]; then
+		not_as_asked "fairshare: built for 100 Mbit/s, the bottlenecks run at $DC_RATE_MBIT"
+	elif ! reg=$(bpftool struct_ops register demo/fairshare.bpf.o 2>&1); then
+		not_as_asked "fairshare: not registered: $(echo "$reg" | tail -n1)"
+	fi ;;
 esac
 avail=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control)
 say "congestion controls available: $avail"
