@@ -34,6 +34,15 @@ ns_del() {
 	true
 }
 
+# ns_kill_del NS...: end the processes in the namespaces, then delete them
+# (a namespace with a process left in it outlives its deletion)
+ns_kill_del() {
+	for ns_ in "$@"; do
+		$IP netns pids "$ns_" 2>/dev/null | xargs -r kill 2>/dev/null
+	done
+	ns_del "$@"
+}
+
 # veth_link NS1 DEV1 ADDR1 NS2 DEV2 ADDR2: a veth pair between two
 # namespaces, addressed and up
 veth_link() {

@@ -20,10 +20,7 @@ grep -qw fairshare /proc/sys/net/ipv4/tcp_available_congestion_control &&
 	tap_skip_all "a fairshare congestion control is registered already"
 C=fairshare-c.$$ S=fairshare-s.$$ dir=$(mktemp -d)
 cleanup() {
-	for ns in $C $S; do
-		$IP netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
-	done
-	ns_del $C $S
+	ns_kill_del $C $S
 	bpftool struct_ops unregister name fairshare >/dev/null 2>&1
 	rm -rf "$dir"
 }
@@ -65,7 +62,7 @@ tap_check "they end within 20% of each other's FCT" \
 # count moves between an ACK and a sample: most, not all)
 tap_check "with four flows unsent, at least 90% of samples pace at the rate / 4" \
 	awk -F, -v r=$((RATE / 4)) '
-		{ t = sprintf("%.3f", $3); n[t] += ($10 > 0); p[t, $2] = $8; u[t, $2] = ($10 > 0) }
+		{ t = sprintf("%.3f", $3); n[t] += ($10 > 0); p[t, $2] = $8 }
 		END {
 			for (k in n) {
 				if (n[k] != 4) continue

@@ -16,10 +16,7 @@ FCTGEN=demo/fctgen
 [ -x $FCTGEN ] || tap_skip_all "demo/fctgen not built (make demo-tools)"
 C=fctgen-c.$$ S=fctgen-s.$$ dir=$(mktemp -d)
 cleanup() {
-	for ns in $C $S; do
-		$IP netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
-	done
-	ns_del $C $S
+	ns_kill_del $C $S
 	rm -rf "$dir"
 }
 trap cleanup EXIT
