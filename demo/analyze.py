@@ -922,6 +922,10 @@ def issue_targets(pm, hpcc='hpcc', spec=ISSUE_TARGETS):
     return rows
 
 
+# the incast's references (not congestion controls), as the notes name them
+INCAST_REFERENCES = {'alone': 'the burst alone (cubic)', 'fairshare': 'the fair-share reference'}
+
+
 def row_note(pm, hpcc, metric, scen, peer=None):
     """What a check's label adds: the probe check's worst scenario, the
     incast floor in ms, the jitter the jitter scenarios' paths delivered
@@ -960,12 +964,9 @@ def row_note(pm, hpcc, metric, scen, peer=None):
             notes.append('the fair-share reference %.2f [%.2f-%.2f] of it'
                          % (oracle['med'], oracle['min'], oracle['max']))
         return '; '.join(notes)
-    if peer == 'alone':
-        st = median_spread(per_rep(pm, 'incast', 'alone', 'fct_p99_ms').values())
-        return '' if not st else 'the burst alone (cubic) %.3g ms' % st['med']
-    if peer == 'fairshare':
-        st = median_spread(per_rep(pm, 'incast', 'fairshare', 'fct_p99_ms').values())
-        return '' if not st else 'the fair-share reference %.3g ms' % st['med']
+    if peer in INCAST_REFERENCES:
+        st = median_spread(per_rep(pm, 'incast', peer, 'fct_p99_ms').values())
+        return '' if not st else '%s %.3g ms' % (INCAST_REFERENCES[peer], st['med'])
     return ''
 
 
