@@ -54,12 +54,10 @@ static __always_inline void fair_set(struct sock *sk)
 	tp->snd_cwnd = cwnd > FAIR_MIN_CWND ? cwnd : FAIR_MIN_CWND;
 }
 
+/* icsk_ca_priv comes zeroed: not counted yet */
 SEC("struct_ops/fair_init")
 void BPF_PROG(fair_init, struct sock *sk)
 {
-	struct fair_ca *ca = (struct fair_ca *)inet_csk_ca(sk);
-
-	ca->counted = 0;
 	sk->sk_pacing_status = SK_PACING_NEEDED;
 	fair_set(sk);
 }
@@ -71,7 +69,6 @@ void BPF_PROG(fair_release, struct sock *sk)
 
 	if (ca->counted)
 		__sync_fetch_and_sub(&active, 1);
-	ca->counted = 0;
 }
 
 /* Data leaves with nothing in flight: the flow shares the link again. */
