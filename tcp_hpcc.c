@@ -235,7 +235,7 @@ module_param_named(ecn, hpcc_ecn, bool, 0444);
 MODULE_PARM_DESC(ecn,
 		 "negotiate ECN and echo CE per packet, as dctcp (at load only)");
 HPCC_PARAM(probe_limit, 100000, 1, 10000000,
-	   "probes per second this host may send, all flows together");
+	   "probes per second a network namespace may send, all its flows together");
 /* Wire version 2 (Documentation/design-wire-v2.rst): only once every
  * router and receiver on the paths runs it; a v1 receiver drops v2 probes.
  */
