@@ -708,10 +708,10 @@ static inline uint64_t hpcc_ctl_share(const struct hpcc_law_cfg *c,
  * queue that someone else holds above an AQM's threshold (dctcp beside us
  * on a RED-ECN port holds it near K, below compete_queue's 4 B T); the
  * law's own burst of new flows drains. A report counts as marked when CE
- * came since it or the report before: the law throttles the flow to a few
- * packets a report, of which the AQM marks a fraction. Competing answers CE
- * as dctcp does: per round of data, alpha = (1 - g) alpha + g F, F the
- * fraction of delivered packets whose ACK echoed CE; on CE cwnd times
+ * came since it or the three reports before: the law throttles the flow
+ * to a few packets a report, of which the AQM marks a fraction. Competing
+ * answers CE as dctcp does: per round of data, alpha = (1 - g) alpha + g F,
+ * F the fraction of delivered packets whose ACK echoed CE; on CE cwnd times
  * (1 - alpha / 2) (Linux's tcp_dctcp.c). The counts are the TCP stack's
  * (tcp_sock.delivered, delivered_ce), so the echo it counts is the
  * receiver's: per packet from a receiver that echoes as dctcp does, and
@@ -1695,14 +1695,15 @@ static inline void hpcc_ctl_path_store(struct hpcc_path_report *r,
  * has sent HPCC_PROBE_WIRE_BYTES * 2 (probe and response) * 1000 /
  * probe_cost bytes since the last one, so that probing costs at most
  * probe_cost per mille of the flow's own traffic however many flows
- * share a link (one per RTT costs a flow of W bytes 2 * 380 / W: 3% of a
- * 100 Mbit/s link for 3 flows at 4.6 ms, 21% for 32). A flow without an
- * estimate yet probes at once. Never longer than telemetry_timeout - 2
- * RTTs after the last report, so that the budget never makes telemetry
- * time out. Nor while U is below probe_free per mille: the path has room
- * for the probes, and a flow that a transient queue cut to a few packets
- * (an incast's long flow) then regrows in a few RTTs, not one report
- * per 6 RTTs.
+ * share a link (one per RTT costs a flow of W bytes 326 / W on its path
+ * and as much on the way back: 2% of a 100 Mbit/s link for 3 flows at
+ * 4.6 ms, 18% for 32). A flow without an estimate yet probes at once.
+ * Never longer than telemetry_timeout - 2 RTTs (half of it up to 4) after
+ * the last report, so that the budget never makes telemetry time out.
+ * Nor while U is below probe_free per mille: the path has room for the
+ * probes, and a flow that a transient queue cut to a few packets (an
+ * incast's long flow) then regrows in a few RTTs, not one report per 6
+ * RTTs.
  */
 static inline bool hpcc_ctl_probe_affordable(const struct hpcc_ctl *s,
 					     const struct hpcc_ctl_params *p,
