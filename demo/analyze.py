@@ -944,6 +944,14 @@ def row_note(pm, hpcc, metric, scen, peer=None):
         u = median_spread(per_rep(pm, scen, 'paced', 'util').values())
         if q and u:
             notes.append('paced at %.2f of the link: %.3g KB' % (u['med'], q['med']))
+    if metric == 'goodput' and scen in ('long', 'jlong'):
+        # the host's ceiling for a smooth sender: the paced reference's
+        # goodput moves with the emulator's speed and nothing else
+        ref = median_spread(paired_ratios(pm, scen, 'goodput', 'paced', 'cubic'))
+        own = median_spread(paired_ratios(pm, scen, 'goodput', hpcc, 'paced'))
+        if ref and own:
+            notes.append('the paced reference %.2f of cubic, hpcc %.2f of it'
+                         % (ref['med'], own['med']))
     if notes:
         return '; '.join(notes)
     if metric == 'fct_p99_floor':

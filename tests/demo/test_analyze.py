@@ -464,6 +464,19 @@ class Issue11(unittest.TestCase):
             pm[('jlong', 'paced', r)] = {'q_p99_kb': q, 'util': u}
         self.assertEqual(A.issue_targets(pm, 'hpcc', spec)[0]['note'],
                          'jitter delivered 52%; paced at 0.78 of the link: 3 KB')
+        # and its goodput, as cubic's share and as hpcc's peer, the goodput
+        # check's (medians of per-repetition ratios; rep 3 lacks cubic)
+        for r, (h, p, c) in enumerate(((0.84, 0.80, 0.95), (0.86, 0.82, 0.96),
+                                       (0.90, 0.81, None)), 1):
+            pm[('jlong', 'hpcc', r)]['goodput'] = h
+            pm[('jlong', 'paced', r)]['goodput'] = p
+            if c:
+                pm[('jlong', 'cubic', r)] = {'goodput': c}
+        spec = [(7, 'jg', 'jlong', 'goodput', 'ratio', 'cubic', '>=', 0.9)]
+        # paced / cubic: 0.842, 0.854 -> 0.848; hpcc / paced: 1.05, 1.049, 1.11
+        self.assertEqual(A.issue_targets(pm, 'hpcc', spec)[0]['note'],
+                         'jitter delivered 52%; the paced reference 0.85 of cubic, '
+                         'hpcc 1.05 of it')
 
     def pm(self):
         """Per-run metrics: 5 repetitions of incast and parking."""
