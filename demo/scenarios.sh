@@ -135,9 +135,10 @@ RTTF_DELAY_MS=${RTTF_DELAY_MS:-$((5 * DC_DELAY_MS + 2))}
 # "Steps per time"); RTTF_HPCC= runs the module's defaults
 RTTF_HPCC=${RTTF_HPCC-queue_t=$(((RTTF_DELAY_MS + 1) * 1000))+law_time=1}
 JITTER_PCT=${JITTER_PCT:-20}	# jlong, jwebsearch: path jitter, % of base RTT
-# the sensitivity sweep: maxStage, U's EWMA horizon, and W_ai around the
-# rule of thumb (about 400 B here: 100 Mbit/s * 5.3 ms * 0.05 / 8)
-SWEEP=${SWEEP:-"default max_stage=0 max_stage=5 ewma_rtts=1 ewma_rtts=8 w_ai=50 w_ai=800"}
+# the sensitivity sweep: the draft's three parameters (eta, maxStage, and
+# W_ai around the rule of thumb, about 400 B here: 100 Mbit/s * 5.3 ms *
+# 0.05 / 8) and U's EWMA horizon
+SWEEP=${SWEEP:-"default eta=900 eta=970 max_stage=0 max_stage=5 ewma_rtts=1 ewma_rtts=8 w_ai=50 w_ai=800"}
 SAMPLE_MS=${SAMPLE_MS:-5}	# qdisc sampling period
 TCPINFO_MS=${TCPINFO_MS:-50}	# TCP_INFO sampling period of long flows
 LEAD=0.7			# s between scheduling a run and its t=0
