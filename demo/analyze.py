@@ -945,8 +945,8 @@ def row_note(pm, hpcc, metric, scen, peer=None):
         if q and u:
             notes.append('paced at %.2f of the link: %.3g KB' % (u['med'], q['med']))
     if metric == 'goodput' and scen in ('long', 'jlong'):
-        # the host's ceiling for a smooth sender: the paced reference's
-        # goodput moves with the emulator's speed and nothing else
+        # the host's ceiling for a smooth sender: the paced reference has
+        # no loop, so its goodput moves with the host's timing alone
         ref = median_spread(paired_ratios(pm, scen, 'goodput', 'paced', 'cubic'))
         own = median_spread(paired_ratios(pm, scen, 'goodput', hpcc, 'paced'))
         if ref and own:
