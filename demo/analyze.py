@@ -937,16 +937,16 @@ def row_note(pm, hpcc, metric, scen, peer=None):
         st = median_spread(per_rep(pm, 'jlong', hpcc, 'path_jitter_pct').values())
         if st:
             notes.append('jitter delivered %.0f%%' % st['med'])
-    if metric == 'q_p99_kb' and scen in ('long', 'jlong'):
+    if scen in ('long', 'jlong') and metric == 'q_p99_kb':
         # the paced reference: the queue a sender below the link's rate
         # meets from the path's timing alone, at its own utilisation
         q = median_spread(per_rep(pm, scen, 'paced', 'q_p99_kb').values())
         u = median_spread(per_rep(pm, scen, 'paced', 'util').values())
         if q and u:
             notes.append('paced at %.2f of the link: %.3g KB' % (u['med'], q['med']))
-    if metric == 'goodput' and scen in ('long', 'jlong'):
+    elif scen in ('long', 'jlong') and metric == 'goodput':
         # the host's ceiling for a smooth sender: the paced reference has
-        # no loop, so its goodput moves with the host's timing alone
+        # no loop, so its goodput follows the host's timing, not a law
         ref = median_spread(paired_ratios(pm, scen, 'goodput', 'paced', 'cubic'))
         own = median_spread(paired_ratios(pm, scen, 'goodput', hpcc, 'paced'))
         if ref and own:
